@@ -1,0 +1,85 @@
+// Command quickstart is the smallest useful typed assistant: one tool, an answer parsed into a
+// Go struct, and the usage it cost.
+//
+// It runs offline, with a scripted model that plays the model's part, so it needs no key:
+//
+//	go run ./examples/quickstart
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/cadrehq/cadre/pkg/assistant"
+	"github.com/cadrehq/cadre/pkg/llmtest"
+	"github.com/cadrehq/cadre/pkg/tool"
+	"github.com/cadrehq/cadre/pkg/usage"
+	"github.com/tmc/langchaingo/llms"
+)
+
+// Packing is the assistant's answer: a Go type, so the model's JSON is checked against its
+// schema and decoded for you.
+type Packing struct {
+	City  string   `json:"city" jsonschema:"description=The city of the trip"`
+	Items []string `json:"items" jsonschema:"description=What to pack, most important first"`
+}
+
+// ForecastIn and Forecast are the tool's arguments and result.
+type ForecastIn struct {
+	City string `json:"city" jsonschema:"description=A city name, e.g. Lisbon"`
+}
+
+type Forecast struct {
+	City    string  `json:"city"`
+	Summary string  `json:"summary"`
+	HighC   float64 `json:"high_c"`
+}
+
+func forecast(_ context.Context, in ForecastIn) (Forecast, error) {
+	// A real program would call a weather service here.
+	return Forecast{City: in.City, Summary: "sunny, light wind, rain in the evening", HighC: 24}, nil
+}
+
+// offlineModel plays the model: it asks for the forecast, then answers.
+func offlineModel() llms.Model {
+	return llmtest.NewScripted(
+		llmtest.Reply{
+			ToolCalls: []llms.ToolCall{llmtest.Call("forecast", `{"city":"Lisbon"}`)},
+			Usage:     usage.Usage{InputTokens: 210, OutputTokens: 18},
+		},
+		llmtest.Reply{
+			Text:  `{"city":"Lisbon","items":["sunglasses","light jacket","umbrella"]}`,
+			Usage: usage.Usage{InputTokens: 262, OutputTokens: 24},
+		},
+	)
+}
+
+func main() {
+	if err := run(context.Background(), os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "quickstart:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, w io.Writer) error {
+	fmt.Fprintln(w, "quickstart: offline, with a scripted model (no API key needed)")
+
+	packer := assistant.New[Packing]("packer",
+		assistant.WithModel(offlineModel()),
+		assistant.WithInstructions("You help travellers pack for {{.days}} days. Check the forecast first."),
+		assistant.WithVars(map[string]any{"days": 3}),
+		assistant.WithTools(tool.Func("forecast", "The weather forecast of a city.", forecast)),
+	)
+
+	res, err := packer.Run(ctx, assistant.Input{Prompt: "I'm going to Lisbon. What should I pack?"})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "pack for %s: %s\n", res.Output.City, strings.Join(res.Output.Items, ", "))
+	t := res.Usage.Total
+	fmt.Fprintf(w, "usage: %d requests, %d tool calls, %d input + %d output tokens\n", t.Requests, t.ToolCalls, t.InputTokens, t.OutputTokens)
+	return nil
+}

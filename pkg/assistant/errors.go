@@ -1,0 +1,56 @@
+package assistant
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// OutputError is returned when the answer could not be used as the output type, after the
+// one correction.
+type OutputError struct {
+	Assistant string
+	Raw       string  // the last answer as written
+	Attempts  []error // why each attempt failed
+}
+
+func (e *OutputError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "assistant %q: the answer could not be used after %d attempts", e.Assistant, len(e.Attempts))
+	for i, err := range e.Attempts {
+		fmt.Fprintf(&b, "; attempt %d: %v", i+1, err)
+	}
+	b.WriteString(" (make the instructions or the output type's descriptions clearer, or use a stronger model)")
+	return b.String()
+}
+
+// Unwrap returns the attempts' errors.
+func (e *OutputError) Unwrap() []error { return e.Attempts }
+
+// ErrTokenLimit and ErrRefusal tell why a model stopped short; a *ModelStopError wraps one.
+var (
+	ErrTokenLimit = errors.New("the model stopped at its output token limit")
+	ErrRefusal    = errors.New("the model refused to answer")
+)
+
+// ModelStopError is returned when a model stopped without a usable turn: it hit its output token
+// limit (errors.Is(err, ErrTokenLimit)) or refused (errors.Is(err, ErrRefusal)).
+type ModelStopError struct {
+	Assistant string
+	Model     string
+	Reason    string // the provider's own stop reason
+	Err       error  // ErrTokenLimit or ErrRefusal
+}
+
+func (e *ModelStopError) Error() string {
+	hint := ""
+	if errors.Is(e.Err, ErrTokenLimit) {
+		hint = ": raise the model's max tokens (llm.yaml max_tokens, or llms.WithMaxTokens in WithCallOptions) or ask for a shorter answer"
+	}
+	return fmt.Sprintf("assistant %q: model %q: %v (stop reason %q)%s", e.Assistant, e.Model, e.Err, e.Reason, hint)
+}
+
+func (e *ModelStopError) Unwrap() error { return e.Err }
+
+// ErrNoModel is returned by a run of an assistant that has no model.
+var ErrNoModel = errors.New("no model: give the assistant one with WithModel or WithModels")

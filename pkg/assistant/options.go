@@ -1,0 +1,161 @@
+package assistant
+
+import (
+	"context"
+
+	"github.com/cadrehq/cadre/pkg/callback"
+	"github.com/cadrehq/cadre/pkg/model"
+	"github.com/cadrehq/cadre/pkg/tool"
+	"github.com/cadrehq/cadre/pkg/usage"
+	"github.com/tmc/langchaingo/llms"
+)
+
+// Option configures an assistant, in New, or one run, in Input.Options.
+//
+// Per-run options follow these rules: limits and callbacks given for a run cover that run's
+// whole subtree; model, tools, vars, call options, validators and output mode apply to that
+// run only; description and instructions cannot change per run (Run returns an error saying
+// so).
+type Option func(*config)
+
+// config is what options set. A field that is set per run replaces or adds to the
+// assistant's (see each option).
+type config struct {
+	instructions    string
+	instructionsSet bool
+	description     string
+	descriptionSet  bool
+
+	llm      llms.Model
+	resolver model.Resolver
+	tools    []tool.Tool
+	vars     map[string]any
+	limits   *usage.Limits
+	mode     OutputMode
+	modeSet  bool
+
+	validators  []any // func(context.Context, O) error for the assistant's O
+	callOptions []llms.CallOption
+	handlers    []callback.Handler
+
+	maxParallel    int
+	maxResultBytes int
+}
+
+// WithInstructions sets the system prompt: a text/template rendered with the vars
+// (WithVars, then Input.Vars) before any request; a var the template uses that is not given
+// fails the run before any request is made (missingkey=error). New panics on a syntax error.
+func WithInstructions(tmpl string) Option {
+	return func(c *config) { c.instructions, c.instructionsSet = tmpl, true }
+}
+
+// WithDescription says what the assistant does: it is the description of the assistant as a
+// tool and as an MCP prompt.
+func WithDescription(text string) Option {
+	return func(c *config) { c.description, c.descriptionSet = text, true }
+}
+
+// WithModel makes the assistant use one fixed langchaingo model, named "custom" in usage
+// reports. langchaingo's own provider clients are recognised and get their provider's message
+// shapes (see model.Describe). It replaces WithModels.
+func WithModel(m llms.Model) Option {
+	return func(c *config) { c.llm, c.resolver = m, nil }
+}
+
+// WithModels makes the assistant resolve its model chain by its name from r at the start of
+// each run; *llmfactory.Factory is one. It replaces WithModel.
+func WithModels(r model.Resolver) Option {
+	return func(c *config) { c.resolver, c.llm = r, nil }
+}
+
+// WithTools adds tools the model may call. New panics on an invalid or duplicate name (see
+// tool.ValidName), or on a schema that is not a JSON object schema. Given for one run, the
+// tools are added to the assistant's for that run.
+func WithTools(tools ...tool.Tool) Option {
+	return func(c *config) { c.tools = append(c.tools[:len(c.tools):len(c.tools)], tools...) }
+}
+
+// WithVars sets static template values. Input.Vars override them key by key; per run,
+// WithVars does the same.
+func WithVars(vars map[string]any) Option {
+	return func(c *config) {
+		merged := make(map[string]any, len(c.vars)+len(vars))
+		for k, v := range c.vars {
+			merged[k] = v
+		}
+		for k, v := range vars {
+			merged[k] = v
+		}
+		c.vars = merged
+	}
+}
+
+// WithLimits bounds the run and every run it delegates to. Where the context carries no
+// usage.Ledger, a run creates one with these limits (or the defaults: 50 requests, 200 tool
+// calls); where it does, these limits bound this run's subtree in addition to the ledger's.
+func WithLimits(l usage.Limits) Option {
+	return func(c *config) { c.limits = &l }
+}
+
+// OutputMode is how the model is asked for an answer of the output type.
+type OutputMode int
+
+const (
+	// OutputAuto uses OutputTool where the model can take tools, else OutputPrompted.
+	OutputAuto OutputMode = iota
+	// OutputTool gives the model a final_result tool whose arguments are the output (in the
+	// strict form where the provider supports it). A text answer that parses is accepted too.
+	OutputTool
+	// OutputPrompted puts the output's JSON Schema in the system prompt.
+	OutputPrompted
+)
+
+// WithOutputMode chooses how the output is asked for (default OutputAuto). It does not apply
+// to an assistant whose output type is a string.
+func WithOutputMode(m OutputMode) Option {
+	return func(c *config) { c.mode, c.modeSet = m, true }
+}
+
+// WithValidator adds a check of the parsed output. An error from f makes the assistant ask
+// the model once to correct its answer, quoting the error; a second failure is an
+// *OutputError. New panics if O is not the assistant's output type.
+func WithValidator[O any](f func(context.Context, O) error) Option {
+	return func(c *config) {
+		if f != nil {
+			c.validators = append(c.validators[:len(c.validators):len(c.validators)], f)
+		}
+	}
+}
+
+// WithCallOptions adds langchaingo call options (temperature, max tokens, ...) to every
+// request. They override the model's defaults from llm.yaml.
+func WithCallOptions(opts ...llms.CallOption) Option {
+	return func(c *config) { c.callOptions = append(c.callOptions[:len(c.callOptions):len(c.callOptions)], opts...) }
+}
+
+// WithCallback adds a handler of run events. Given for one run, it also receives the events
+// of the runs it delegates to.
+func WithCallback(h callback.Handler) Option {
+	return func(c *config) {
+		if h != nil {
+			c.handlers = append(c.handlers[:len(c.handlers):len(c.handlers)], h)
+		}
+	}
+}
+
+// WithMaxParallelTools bounds how many tool calls of one model turn run at once (default
+// 10). Values below 1 mean 1.
+func WithMaxParallelTools(n int) Option {
+	return func(c *config) { c.maxParallel = max(n, 1) }
+}
+
+// WithMaxToolResult caps a tool result sent back to the model, in bytes (default 100 KB).
+// A longer result is cut, and the model is told so.
+func WithMaxToolResult(bytes int) Option {
+	return func(c *config) { c.maxResultBytes = max(bytes, 1) }
+}
+
+const (
+	defaultMaxParallel    = 10
+	defaultMaxResultBytes = 100 << 10
+)

@@ -1,0 +1,317 @@
+package assistant
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"text/template"
+	"text/template/parse"
+
+	"github.com/cadrehq/cadre/pkg/callback"
+	"github.com/cadrehq/cadre/pkg/model"
+	"github.com/cadrehq/cadre/pkg/schema"
+	"github.com/cadrehq/cadre/pkg/tool"
+	"github.com/cadrehq/cadre/pkg/usage"
+	"github.com/tmc/langchaingo/llms"
+)
+
+// plan is everything a run needs that does not depend on the run's data, prepared once per
+// assistant (and once per run that has options of its own).
+type plan[O any] struct {
+	name string
+
+	instructions *template.Template // nil when the instructions have no template actions
+	static       string             // the instructions, when they have no actions
+	vars         map[string]any
+
+	chain    []model.Model // fixed by WithModel; nil with a resolver
+	resolver model.Resolver
+	reqOpts  []llms.CallOption // for chain[0] in its mode; nil with a resolver
+
+	tools *toolTable
+	out   *output
+	mode  OutputMode
+
+	validators  []func(context.Context, O) error
+	callOptions []llms.CallOption
+	handler     callback.Handler
+	limits      *usage.Limits
+
+	maxParallel    int
+	maxResultBytes int
+}
+
+// newPlan prepares a plan from cfg. base, when given, is the assistant's own plan: what only
+// depends on O is taken from it, and so are the tools when no tool was added.
+func newPlan[O any](name string, cfg *config, base *plan[O]) (*plan[O], error) {
+	p := &plan[O]{
+		name:           name,
+		vars:           cfg.vars,
+		resolver:       cfg.resolver,
+		mode:           cfg.mode,
+		callOptions:    cfg.callOptions,
+		handler:        callback.Multi(cfg.handlers...),
+		limits:         cfg.limits,
+		maxParallel:    cfg.maxParallel,
+		maxResultBytes: cfg.maxResultBytes,
+	}
+	if p.maxParallel == 0 {
+		p.maxParallel = defaultMaxParallel
+	}
+	if p.maxResultBytes == 0 {
+		p.maxResultBytes = defaultMaxResultBytes
+	}
+	var err error
+	if base != nil {
+		p.instructions, p.static, p.out = base.instructions, base.static, base.out
+	} else {
+		if p.instructions, p.static, err = parseInstructions(name, cfg.instructions); err != nil {
+			return nil, err
+		}
+		if p.out, err = newOutput[O](); err != nil {
+			return nil, err
+		}
+	}
+	if base != nil && len(cfg.tools) == len(base.tools.list) {
+		p.tools = base.tools
+	} else if p.tools, err = newToolTable(cfg.tools, !p.out.text); err != nil {
+		return nil, err
+	}
+	for _, v := range cfg.validators {
+		f, ok := v.(func(context.Context, O) error)
+		if !ok {
+			var o O
+			return nil, fmt.Errorf("WithValidator: the validator takes %s, but assistant %q answers %T", funcArg(v), name, o)
+		}
+		p.validators = append(p.validators, f)
+	}
+	if cfg.llm != nil {
+		p.chain = []model.Model{model.Describe("custom", cfg.llm)}
+		mode, err := p.modeFor(p.chain[0])
+		if err != nil {
+			return nil, err
+		}
+		if p.reqOpts, err = p.requestOptions(p.chain[0], mode); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+func funcArg(v any) string {
+	s := fmt.Sprintf("%T", v)
+	s = strings.TrimPrefix(s, "func(context.Context, ")
+	return strings.TrimSuffix(s, ") error")
+}
+
+// parseInstructions parses the system prompt template. Instructions without any template
+// action are kept as text and never rendered.
+func parseInstructions(name, text string) (*template.Template, string, error) {
+	t, err := template.New(name).Option("missingkey=error").Parse(text)
+	if err != nil {
+		return nil, "", fmt.Errorf("instructions of %q: %w", name, err)
+	}
+	if t.Tree == nil || onlyText(t.Tree.Root) {
+		return nil, text, nil
+	}
+	return t, "", nil
+}
+
+func onlyText(n *parse.ListNode) bool {
+	if n == nil {
+		return true
+	}
+	for _, c := range n.Nodes {
+		if c.Type() != parse.NodeText {
+			return false
+		}
+	}
+	return true
+}
+
+// modeFor decides how the output is asked of m.
+func (p *plan[O]) modeFor(m model.Model) (OutputMode, error) {
+	if m.NoTools {
+		if len(p.tools.list) > 0 {
+			return 0, fmt.Errorf("assistant %q: model %q cannot take tools, and the assistant has %d: use a model with tool support", p.name, m.Name, len(p.tools.list))
+		}
+		if p.mode == OutputTool && !p.out.text {
+			return 0, fmt.Errorf("assistant %q: model %q cannot take tools, so OutputTool cannot work: use OutputAuto or OutputPrompted", p.name, m.Name)
+		}
+	}
+	if p.out.text {
+		return OutputPrompted, nil // no output tool; nothing is prompted either
+	}
+	switch {
+	case p.mode != OutputAuto:
+		return p.mode, nil
+	case m.NoTools:
+		return OutputPrompted, nil
+	}
+	return OutputTool, nil
+}
+
+// requestOptions are the call options of every request to m: the assistant's call options,
+// then its tools (with final_result in tool mode).
+func (p *plan[O]) requestOptions(m model.Model, mode OutputMode) ([]llms.CallOption, error) {
+	opts := make([]llms.CallOption, 0, len(p.callOptions)+1)
+	opts = append(opts, p.callOptions...)
+	defs := make([]llms.Tool, 0, len(p.tools.list)+1)
+	for _, e := range p.tools.list {
+		params, err := m.ToolParameters(e.tool.Schema())
+		if err != nil {
+			return nil, fmt.Errorf("tool %q: %w", e.tool.Name(), err)
+		}
+		defs = append(defs, llms.Tool{Type: "function", Function: &llms.FunctionDefinition{
+			Name: e.tool.Name(), Description: e.tool.Description(), Parameters: params,
+		}})
+	}
+	if mode == OutputTool {
+		doc, strict := p.out.final.JSON(), false
+		if m.StrictTools {
+			doc, strict = p.out.final.Strict(), true
+		}
+		params, err := m.ToolParameters(doc)
+		if err != nil {
+			return nil, err
+		}
+		defs = append(defs, llms.Tool{Type: "function", Function: &llms.FunctionDefinition{
+			Name: finalResult, Description: finalResultDescription, Parameters: params, Strict: strict,
+		}})
+	}
+	if len(defs) > 0 {
+		opts = append(opts, llms.WithTools(defs))
+	}
+	return opts, nil
+}
+
+// systemPrompt renders the instructions with the vars, and adds the output instructions in
+// prompted mode.
+func (p *plan[O]) systemPrompt(vars map[string]any, mode OutputMode) (string, error) {
+	text := p.static
+	if p.instructions != nil {
+		data := p.vars
+		if len(vars) > 0 {
+			data = make(map[string]any, len(p.vars)+len(vars))
+			for k, v := range p.vars {
+				data[k] = v
+			}
+			for k, v := range vars {
+				data[k] = v
+			}
+		}
+		if data == nil {
+			data = map[string]any{}
+		}
+		var b strings.Builder
+		if err := p.instructions.Execute(&b, data); err != nil {
+			return "", fmt.Errorf("assistant %q: rendering its instructions: %w (give every var the template uses in WithVars or Input.Vars)", p.name, err)
+		}
+		text = b.String()
+	}
+	if mode == OutputPrompted && !p.out.text {
+		if text == "" {
+			return p.out.prompt, nil
+		}
+		return text + "\n\n" + p.out.prompt, nil
+	}
+	return text, nil
+}
+
+// output is what the assistant knows of its output type, prepared once.
+type output struct {
+	text    bool           // O is a string kind: the answer is the text, nothing is parsed
+	schema  *schema.Schema // O's
+	final   *schema.Schema // final_result's arguments: O's, or {"output": O}
+	wrapped bool           // final_result's arguments are {"output": O}
+	prompt  string         // the output instructions of prompted mode
+	hint    string         // the schema, as quoted in corrections
+}
+
+const (
+	finalResult            = "final_result"
+	finalResultDescription = "Give your final answer by calling this tool: its arguments are the answer. Call it once, when you have everything you need."
+)
+
+type wrappedOutput[O any] struct {
+	Output O `json:"output"`
+}
+
+func newOutput[O any]() (*output, error) {
+	var zero O
+	t := reflect.TypeFor[O]()
+	if t.Kind() == reflect.String {
+		return &output{text: true}, nil
+	}
+	s, err := schema.For[O]()
+	if err != nil {
+		return nil, fmt.Errorf("output type %T: %w", zero, err)
+	}
+	out := &output{schema: s, final: s}
+	if !tool.IsObjectType(t) {
+		if out.final, err = schema.For[wrappedOutput[O]](); err != nil {
+			return nil, fmt.Errorf("output type %T: %w", zero, err)
+		}
+		out.wrapped = true
+	}
+	out.hint = string(s.JSON())
+	out.prompt = "Answer with only a JSON value that matches this JSON Schema, without any other text:\n" + out.hint
+	return out, nil
+}
+
+// toolTable is an assistant's tools, by name, with their compiled schemas.
+type toolTable struct {
+	list   []*toolEntry
+	byName map[string]*toolEntry
+	names  string // "a, b, c": for a model that calls a tool that does not exist
+}
+
+type toolEntry struct {
+	tool   tool.Tool
+	schema *schema.Schema
+	hint   string // the schema, as quoted when the model's arguments are wrong
+}
+
+func newToolTable(tools []tool.Tool, reserveFinal bool) (*toolTable, error) {
+	t := &toolTable{byName: make(map[string]*toolEntry, len(tools))}
+	names := make([]string, 0, len(tools))
+	for i, tl := range tools {
+		if tl == nil {
+			return nil, fmt.Errorf("tool %d is nil", i)
+		}
+		name := tl.Name()
+		if err := tool.ValidName(name); err != nil {
+			return nil, err
+		}
+		if _, dup := t.byName[name]; dup {
+			return nil, fmt.Errorf("two tools are named %q: tool names must be unique", name)
+		}
+		if name == finalResult && reserveFinal {
+			return nil, fmt.Errorf("tool name %q is taken by the assistant's output tool: rename the tool", name)
+		}
+		s, err := schema.Compile(tl.Schema())
+		if err != nil {
+			return nil, fmt.Errorf("tool %q: its schema: %w", name, err)
+		}
+		if !s.IsObject() {
+			return nil, fmt.Errorf("tool %q: its schema must describe an object (\"type\": \"object\"): model APIs reject anything else", name)
+		}
+		e := &toolEntry{tool: tl, schema: s, hint: string(compact(tl.Schema()))}
+		t.list = append(t.list, e)
+		t.byName[name] = e
+		names = append(names, name)
+	}
+	t.names = strings.Join(names, ", ")
+	return t, nil
+}
+
+func compact(doc json.RawMessage) []byte {
+	var b bytes.Buffer
+	if err := json.Compact(&b, doc); err != nil {
+		return doc
+	}
+	return b.Bytes()
+}

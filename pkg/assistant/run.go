@@ -1,0 +1,236 @@
+package assistant
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"time"
+
+	"github.com/cadrehq/cadre/pkg/callback"
+	"github.com/cadrehq/cadre/pkg/model"
+	"github.com/cadrehq/cadre/pkg/usage"
+	"github.com/tmc/langchaingo/llms"
+)
+
+// run is one run of an assistant: its state and, embedded, the Result it returns.
+type run[O any] struct {
+	p        *plan[O]
+	state    runState // passed down to delegated runs through the context
+	parentID string
+	chain    []model.Model
+	opts     [][]llms.CallOption // per model of the chain, built on first use
+	mode     OutputMode
+	msgs     []llms.MessageContent
+	first    int  // index of the user's turn in msgs
+	sent     bool // a request was sent: errors come with the Result so far
+	failures []error
+	raw      string // the last answer that could not be used
+	start    time.Time
+	res      Result[O]
+}
+
+// run runs the plan on in: render, then call the model, record its usage, run the tools it
+// asks for, and take its answer, until it answers or something stops the run.
+func (p *plan[O]) run(ctx context.Context, in Input) (*Result[O], error) {
+	if in.Prompt == "" {
+		return nil, fmt.Errorf("assistant %q: Input.Prompt is empty: give the user's turn", p.name)
+	}
+	chain, err := p.resolve(ctx)
+	if err != nil {
+		return nil, err
+	}
+	mode, err := p.modeFor(chain[0])
+	if err != nil {
+		return nil, err
+	}
+	system, err := p.systemPrompt(in.Vars, mode)
+	if err != nil {
+		return nil, err
+	}
+	r := &run[O]{p: p, chain: chain, mode: mode, start: time.Now()}
+	ctx = r.open(ctx)
+	r.msgs = make([]llms.MessageContent, 0, len(in.History)+6)
+	if system != "" {
+		r.msgs = append(r.msgs, llms.MessageContent{Role: llms.ChatMessageTypeSystem, Parts: []llms.ContentPart{llms.TextContent{Text: system}}})
+	}
+	r.msgs = append(r.msgs, in.History...)
+	r.first = len(r.msgs)
+	r.msgs = append(r.msgs, llms.MessageContent{Role: llms.ChatMessageTypeHuman, Parts: []llms.ContentPart{llms.TextContent{Text: in.Prompt}}})
+	if r.state.handler != nil {
+		r.emit(ctx, callback.Event{Kind: callback.RunStart})
+	}
+	return r.loop(ctx)
+}
+
+// open opens the run's account in the tree's ledger (creating the ledger for a top run) and
+// puts the run's state in the context for the runs it delegates to.
+func (r *run[O]) open(ctx context.Context) context.Context {
+	p := r.p
+	var parent *usage.Account
+	ledger := usage.LedgerFrom(ctx)
+	handler := p.handler
+	if up := runFrom(ctx); up != nil {
+		parent, ledger, r.parentID = up.account, up.account.Ledger(), up.id
+		handler = callback.Multi(up.handler, handler)
+	}
+	own := p.limits
+	if ledger == nil {
+		var l usage.Limits
+		if own != nil {
+			l, own = *own, nil
+		}
+		ledger = usage.NewLedger(l)
+	}
+	r.state = runState{account: ledger.Open(parent, p.name, own), handler: handler}
+	if handler != nil {
+		r.state.id = rand.Text()
+	}
+	return context.WithValue(ctx, runKey{}, &r.state)
+}
+
+func (r *run[O]) loop(ctx context.Context) (*Result[O], error) {
+	for {
+		if err := ctx.Err(); err != nil {
+			return r.fail(ctx, fmt.Errorf("assistant %q: %w", r.p.name, err))
+		}
+		if err := r.state.account.ReserveRequest(); err != nil {
+			return r.fail(ctx, err)
+		}
+		reply, m, err := r.generate(ctx)
+		if err != nil {
+			return r.fail(ctx, err)
+		}
+		r.msgs = append(r.msgs, reply.Message())
+		if err := r.stopped(reply, m); err != nil {
+			r.answerAll(reply.ToolCalls, "not run: the model's turn was cut short")
+			return r.fail(ctx, err)
+		}
+		var done bool
+		if len(reply.ToolCalls) > 0 {
+			done, err = r.toolTurn(ctx, reply.ToolCalls)
+		} else {
+			done, err = r.textAnswer(ctx, reply.Text)
+		}
+		if err != nil {
+			return r.fail(ctx, err)
+		}
+		if done {
+			return r.finish(ctx)
+		}
+	}
+}
+
+// generate sends the conversation to the chain's models in order, moving to the next only on
+// an error another model could fix, and records the usage of the answer.
+func (r *run[O]) generate(ctx context.Context) (model.Reply, *model.Model, error) {
+	var err error
+	for i := range r.chain {
+		m := &r.chain[i]
+		opts, oerr := r.options(i)
+		if oerr != nil {
+			return model.Reply{}, nil, fmt.Errorf("assistant %q: model %q: %w", r.p.name, m.Name, oerr)
+		}
+		if r.state.handler != nil {
+			r.emit(ctx, callback.Event{Kind: callback.ModelRequest, Model: m.Name, Attempt: r.attempt()})
+		}
+		r.sent = true
+		start := time.Now()
+		var reply model.Reply
+		reply, err = m.Generate(ctx, r.msgs, opts...)
+		if err == nil {
+			r.res.Model = m.Name
+			r.state.account.Record(m.Name, reply.Usage)
+			if r.state.handler != nil {
+				r.emit(ctx, callback.Event{Kind: callback.ModelResponse, Model: m.Name, Duration: time.Since(start), Usage: reply.Usage})
+			}
+			return reply, m, nil
+		}
+		if r.state.handler != nil {
+			r.emit(ctx, callback.Event{Kind: callback.ModelError, Model: m.Name, Duration: time.Since(start), Err: err})
+		}
+		if ctx.Err() != nil {
+			return model.Reply{}, nil, fmt.Errorf("assistant %q: %w", r.p.name, ctx.Err())
+		}
+		if i+1 == len(r.chain) || !model.CanFallback(err) {
+			return model.Reply{}, nil, fmt.Errorf("assistant %q: model %q: %w", r.p.name, m.Name, err)
+		}
+	}
+	return model.Reply{}, nil, err // not reached: the chain is never empty
+}
+
+func (r *run[O]) attempt() int {
+	n := 1
+	for _, m := range r.msgs[r.first:] {
+		if m.Role == llms.ChatMessageTypeAI {
+			n++
+		}
+	}
+	return n
+}
+
+// options returns the call options for the chain's model i, prepared once per assistant for
+// a fixed model and once per run otherwise.
+func (r *run[O]) options(i int) ([]llms.CallOption, error) {
+	if i == 0 && r.p.reqOpts != nil {
+		return r.p.reqOpts, nil
+	}
+	if r.opts == nil {
+		r.opts = make([][]llms.CallOption, len(r.chain))
+	}
+	if r.opts[i] == nil {
+		opts, err := r.p.requestOptions(r.chain[i], r.mode)
+		if err != nil {
+			return nil, err
+		}
+		r.opts[i] = opts
+	}
+	return r.opts[i], nil
+}
+
+// stopped returns the error for a turn the model did not finish: cut at its token limit, or
+// refused.
+func (r *run[O]) stopped(reply model.Reply, m *model.Model) error {
+	switch reply.Finish() {
+	case model.FinishLength:
+		return &ModelStopError{Assistant: r.p.name, Model: m.Name, Reason: reply.StopReason, Err: ErrTokenLimit}
+	case model.FinishRefusal:
+		return &ModelStopError{Assistant: r.p.name, Model: m.Name, Reason: reply.StopReason, Err: ErrRefusal}
+	}
+	return nil
+}
+
+// finish returns the run's Result.
+func (r *run[O]) finish(ctx context.Context) (*Result[O], error) {
+	r.res.Stop = StopAnswer
+	r.res.Messages = r.msgs[r.first:len(r.msgs):len(r.msgs)]
+	r.res.Usage = r.state.account.Report()
+	if r.state.handler != nil {
+		r.emit(ctx, callback.Event{Kind: callback.RunEnd, Model: r.res.Model, Result: r.res.Text, Duration: time.Since(r.start), Usage: r.res.Usage.Total})
+	}
+	return &r.res, nil
+}
+
+// fail ends the run with err, with the Result so far once a request was sent.
+func (r *run[O]) fail(ctx context.Context, err error) (*Result[O], error) {
+	var out *Result[O]
+	if r.sent {
+		var zero O
+		r.res.Output, r.res.Text, r.res.Stop = zero, "", StopError
+		r.res.Messages = r.msgs[r.first:len(r.msgs):len(r.msgs)]
+		r.res.Usage = r.state.account.Report()
+		out = &r.res
+	}
+	if r.state.handler != nil {
+		r.emit(ctx, callback.Event{Kind: callback.RunError, Model: r.res.Model, Err: err, Duration: time.Since(r.start), Usage: r.state.account.Report().Total})
+	}
+	return out, err
+}
+
+// emit sends e to the run's handlers; callers check that there are any first.
+func (r *run[O]) emit(ctx context.Context, e callback.Event) {
+	e.Time = time.Now()
+	e.RunID, e.ParentRunID, e.Assistant = r.state.id, r.parentID, r.p.name
+	r.state.handler.Handle(ctx, e)
+}
+
+func usageOfCalls(n int) usage.Usage { return usage.Usage{ToolCalls: n} }

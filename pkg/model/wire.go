@@ -1,0 +1,178 @@
+package model
+
+import (
+	"encoding/json"
+
+	"github.com/tmc/langchaingo/llms"
+)
+
+// Shape is how a conversation goes out on the wire to a provider. cadre keeps every
+// conversation in one shape (an assistant message with a turn's text and all its tool calls,
+// then one tool message per result); a Shape reshapes a copy just before a request.
+type Shape int
+
+const (
+	// ShapeSafe is accepted by every provider, and is what langchaingo's anthropic and googleai
+	// clients need: one part per assistant message, each tool call followed by its result,
+	// arguments that are not a JSON object sent as {} (anthropic fails a whole request on them,
+	// and googleai's client cannot convert them), and one result per tool message.
+	ShapeSafe Shape = iota
+	// ShapeOpenAI sends assistant turns as they are and one result per tool message, which is
+	// what OpenAI's API (and the servers that copy it) require.
+	ShapeOpenAI
+)
+
+// Wire returns msgs in shape s. Every tool call gets the type "function", empty text parts
+// of assistant messages are dropped, and tool messages holding several results are split. msgs
+// is never modified; when nothing needs to change, msgs itself is returned.
+func (s Shape) Wire(msgs []llms.MessageContent) []llms.MessageContent {
+	if !s.needsChange(msgs) {
+		return msgs
+	}
+	out := make([]llms.MessageContent, 0, len(msgs)+4)
+	for i := 0; i < len(msgs); i++ {
+		m := msgs[i]
+		switch {
+		case m.Role == llms.ChatMessageTypeTool:
+			out = appendResults(out, m.Parts)
+		case m.Role == llms.ChatMessageTypeAI && s == ShapeSafe:
+			// The results of this turn's calls follow it; each goes right after its call.
+			j := i + 1
+			for j < len(msgs) && msgs[j].Role == llms.ChatMessageTypeTool {
+				j++
+			}
+			out = appendTurnSafe(out, m, msgs[i+1:j])
+			i = j - 1
+		case m.Role == llms.ChatMessageTypeAI:
+			out = append(out, llms.MessageContent{Role: m.Role, Parts: openAIParts(m.Parts)})
+		default:
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// needsChange reports whether any message is not already in shape s.
+func (s Shape) needsChange(msgs []llms.MessageContent) bool {
+	for _, m := range msgs {
+		switch m.Role {
+		case llms.ChatMessageTypeTool:
+			if len(m.Parts) != 1 {
+				return true
+			}
+		case llms.ChatMessageTypeAI:
+			if s == ShapeSafe && len(m.Parts) > 1 {
+				return true
+			}
+			for _, p := range m.Parts {
+				switch p := p.(type) {
+				case llms.TextContent:
+					if p.Text == "" {
+						return true
+					}
+				case llms.ToolCall:
+					if p.Type != "function" || p.FunctionCall == nil || s == ShapeSafe && !isJSONObject(p.FunctionCall.Arguments) {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+func appendResults(out []llms.MessageContent, parts []llms.ContentPart) []llms.MessageContent {
+	for i := range parts {
+		out = append(out, llms.MessageContent{Role: llms.ChatMessageTypeTool, Parts: parts[i : i+1 : i+1]})
+	}
+	return out
+}
+
+// appendTurnSafe appends an assistant turn one part per message, each call followed by its
+// result from results (the tool messages after the turn). Results that answer no call of
+// the turn follow at the end, as they were.
+func appendTurnSafe(out []llms.MessageContent, turn llms.MessageContent, results []llms.MessageContent) []llms.MessageContent {
+	byID := make(map[string]llms.ContentPart, len(turn.Parts))
+	for _, m := range results {
+		for _, p := range m.Parts {
+			if r, ok := p.(llms.ToolCallResponse); ok {
+				byID[r.ToolCallID] = p
+			}
+		}
+	}
+	used := make(map[string]bool, len(byID))
+	for _, p := range turn.Parts {
+		switch q := p.(type) {
+		case llms.TextContent:
+			if q.Text == "" {
+				continue
+			}
+		case llms.ToolCall:
+			p = safeCall(q)
+		}
+		out = append(out, llms.MessageContent{Role: llms.ChatMessageTypeAI, Parts: []llms.ContentPart{p}})
+		if c, ok := p.(llms.ToolCall); ok {
+			if r, ok := byID[c.ID]; ok && !used[c.ID] {
+				used[c.ID] = true
+				out = append(out, llms.MessageContent{Role: llms.ChatMessageTypeTool, Parts: []llms.ContentPart{r}})
+			}
+		}
+	}
+	for _, m := range results {
+		for i, p := range m.Parts {
+			if r, ok := p.(llms.ToolCallResponse); !ok || !used[r.ToolCallID] {
+				out = appendResults(out, m.Parts[i:i+1])
+			}
+		}
+	}
+	return out
+}
+
+func safeCall(c llms.ToolCall) llms.ToolCall {
+	c.Type = "function"
+	fc := llms.FunctionCall{}
+	if c.FunctionCall != nil {
+		fc = *c.FunctionCall
+	}
+	if !isJSONObject(fc.Arguments) {
+		fc.Arguments = "{}"
+	}
+	c.FunctionCall = &fc
+	return c
+}
+
+func openAIParts(parts []llms.ContentPart) []llms.ContentPart {
+	out := make([]llms.ContentPart, 0, len(parts))
+	for _, p := range parts {
+		switch q := p.(type) {
+		case llms.TextContent:
+			if q.Text == "" {
+				continue
+			}
+		case llms.ToolCall:
+			if q.Type != "function" || q.FunctionCall == nil {
+				q.Type = "function"
+				if q.FunctionCall == nil {
+					q.FunctionCall = &llms.FunctionCall{Arguments: "{}"}
+				}
+				p = q
+			}
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// isJSONObject reports whether s is a JSON object, cheaply for the common case.
+func isJSONObject(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case ' ', '\t', '\n', '\r':
+			continue
+		case '{':
+			return json.Valid([]byte(s))
+		}
+		return false
+	}
+	return false
+}

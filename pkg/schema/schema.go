@@ -1,0 +1,89 @@
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// resourceURL is where a compiled document lives for the validator. No document is ever loaded
+// from anywhere else: a $ref outside the document fails to compile.
+const resourceURL = "mem:///schema.json"
+
+// Schema is a compiled JSON Schema: its document, its strict form, and a validator.
+//
+// Get one from For, Of or Compile. A Schema is immutable and safe for concurrent use; the zero
+// value is not usable.
+type Schema struct {
+	doc       json.RawMessage
+	strict    json.RawMessage
+	object    bool
+	validator *jsonschema.Schema
+}
+
+// Compile compiles a schema document given as JSON, such as an MCP server's tool input schema.
+// A document without "$schema" is read as JSON Schema draft 2020-12. The document must be
+// self-contained: a $ref to anything outside it is an error, and nothing is fetched.
+//
+// Compile returns an error when doc is not one JSON value or is not a valid schema. It is safe
+// for concurrent use; it does not keep doc.
+func Compile(doc json.RawMessage) (*Schema, error) {
+	tree, err := parseTree(doc)
+	if err != nil {
+		return nil, fmt.Errorf("schema: the document is not JSON: %w", err)
+	}
+	s, err := newSchema(tree)
+	if err != nil {
+		return nil, fmt.Errorf("schema: %w", err)
+	}
+	return s, nil
+}
+
+// newSchema compiles tree, which it then owns and rewrites.
+func newSchema(tree any) (*Schema, error) {
+	s := &Schema{doc: encodeTree(tree)}
+	if root, ok := tree.(*object); ok {
+		t, _ := root.lookup("type")
+		s.object = t == "object"
+	}
+
+	// The validator wants the document decoded its own way (maps and json.Number).
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(s.doc))
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(jsonschema.SchemeURLLoader{}) // load nothing from files or the network
+	if err := c.AddResource(resourceURL, v); err != nil {
+		return nil, err
+	}
+	if s.validator, err = c.Compile(resourceURL); err != nil {
+		return nil, fmt.Errorf("not a valid, self-contained JSON Schema: %w", err)
+	}
+
+	s.strict = encodeTree(strictSchema(tree)) // the document is already encoded: tree is free
+	return s, nil
+}
+
+// JSON returns the schema document as compact JSON. It has no "$schema" and no "$id" when the
+// Schema comes from For or Of. The result is shared: callers must not modify it.
+func (s *Schema) JSON() json.RawMessage { return s.doc }
+
+// Strict returns the strict form of the document, as OpenAI-style strict tools want it. In
+// every object schema (nested ones and those in $defs included) every property is listed in
+// "required", a property that was optional accepts null instead ("type": ["string", "null"],
+// or "anyOf" with {"type": "null"}), and "additionalProperties" is false. A map, whose
+// "additionalProperties" is a schema, keeps it; an API that wants no maps in strict schemas
+// will reject it.
+//
+// A value valid against the strict form may hold nulls that Validate rejects: a model writing
+// against the strict form writes null for an optional property it leaves out. The result is
+// shared: callers must not modify it.
+func (s *Schema) Strict() json.RawMessage { return s.strict }
+
+// IsObject reports whether the root of the document has "type": "object", as tool APIs require
+// of a tool's arguments.
+func (s *Schema) IsObject() bool { return s.object }

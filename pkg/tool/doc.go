@@ -1,0 +1,9 @@
+// Package tool defines what an assistant can call: the [Tool] interface, the [Typed] tools whose
+// result is a JSON object of a known schema, and [Func], which makes a tool of a typed Go
+// function the way http.HandlerFunc makes a handler of a function.
+//
+// A tool's arguments are always a JSON object described by its [Tool.Schema]. The assistant
+// checks the model's arguments against that schema before it calls the tool, so a tool sees only
+// arguments that match it; a tool that finds more wrong with them returns an error wrapping
+// [ErrInvalidArgs] and the model is asked to fix its call.
+package tool

@@ -1,0 +1,62 @@
+package usage
+
+// Usage counts model requests, tool calls and tokens. The zero value is no usage.
+type Usage struct {
+	Requests, ToolCalls       int // ToolCalls: every call the model made except final_result
+	InputTokens, OutputTokens int // all input (cached included); all output (reasoning included)
+	// Breakdowns of the two above: cached input read and written, and reasoning output.
+	CacheReadTokens, CacheWriteTokens, ReasoningTokens int
+}
+
+// TotalTokens returns InputTokens + OutputTokens. The breakdown fields are parts of those two
+// and are not added again.
+func (u Usage) TotalTokens() int { return u.InputTokens + u.OutputTokens }
+
+// Add returns the field-by-field sum of u and v.
+func (u Usage) Add(v Usage) Usage {
+	return Usage{
+		Requests:         u.Requests + v.Requests,
+		ToolCalls:        u.ToolCalls + v.ToolCalls,
+		InputTokens:      u.InputTokens + v.InputTokens,
+		OutputTokens:     u.OutputTokens + v.OutputTokens,
+		CacheReadTokens:  u.CacheReadTokens + v.CacheReadTokens,
+		CacheWriteTokens: u.CacheWriteTokens + v.CacheWriteTokens,
+		ReasoningTokens:  u.ReasoningTokens + v.ReasoningTokens,
+	}
+}
+
+// Report is the usage of a run's subtree, or of a whole ledger. The values of ByAgent add up
+// to Total exactly, and so do the values of ByModel.
+type Report struct {
+	Total   Usage
+	ByAgent map[string]Usage // by assistant name, each request counted once
+	ByModel map[string]Usage // by model name
+}
+
+// tally is the usage recorded under one name (an agent or a model).
+type tally struct {
+	name  string
+	usage Usage
+}
+
+// tallies is a short list of tallies, searched linearly: a tree has few agents and models, and
+// a slice costs less than a map on the run loop's path.
+type tallies []tally
+
+func (t tallies) add(name string, u Usage) tallies {
+	for i := range t {
+		if t[i].name == name {
+			t[i].usage = t[i].usage.Add(u)
+			return t
+		}
+	}
+	return append(t, tally{name: name, usage: u})
+}
+
+func (t tallies) toMap() map[string]Usage {
+	m := make(map[string]Usage, len(t))
+	for _, x := range t {
+		m[x.name] = x.usage
+	}
+	return m
+}
