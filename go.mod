@@ -1,6 +1,6 @@
 module github.com/cadrehq/cadre
 
-go 1.26.0
+go 1.25.0
 
 require (
 	github.com/google/go-cmp v0.7.0
@@ -17,5 +17,6 @@ require (
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/pb33f/ordered-map/v2 v2.3.1 // indirect
 	github.com/pkoukk/tiktoken-go v0.1.6 // indirect
+	go.uber.org/goleak v1.3.0 // indirect
 	go.yaml.in/yaml/v4 v4.0.0-rc.2 // indirect
 )

@@ -130,7 +130,9 @@ func WithValidator[O any](f func(context.Context, O) error) Option {
 // WithCallOptions adds langchaingo call options (temperature, max tokens, ...) to every
 // request. They override the model's defaults from llm.yaml.
 func WithCallOptions(opts ...llms.CallOption) Option {
-	return func(c *config) { c.callOptions = append(c.callOptions[:len(c.callOptions):len(c.callOptions)], opts...) }
+	return func(c *config) {
+		c.callOptions = append(c.callOptions[:len(c.callOptions):len(c.callOptions)], opts...)
+	}
 }
 
 // WithCallback adds a handler of run events. Given for one run, it also receives the events

@@ -172,25 +172,32 @@ func writeString(buf *bytes.Buffer, s string) {
 	buf.Truncate(buf.Len() - 1) // Encode's newline
 }
 
-// tidy moves the keywords a reader looks for first to the front of every schema in v.
+// tidy orders the keywords of every schema in v the way a reader looks for them: "$ref",
+// "type", "title" and "description" first, then the others as they came, then "required",
+// "additionalProperties" and "$defs".
 func tidy(v any) any {
 	o, ok := v.(*object)
 	if !ok {
 		return v
 	}
 	eachSubschema(o, tidy)
-	front := []string{"$ref", "type", "title", "description"}
+	first := []string{"$ref", "type", "title", "description"}
+	last := []string{"required", "additionalProperties", "$defs"}
 	members := make([]member, 0, len(o.members))
-	for _, k := range front {
-		if val, ok := o.lookup(k); ok {
-			members = append(members, member{k, val})
+	pick := func(keys []string) {
+		for _, k := range keys {
+			if val, ok := o.lookup(k); ok {
+				members = append(members, member{k, val})
+			}
 		}
 	}
+	pick(first)
 	for _, m := range o.members {
-		if !slices.Contains(front, m.key) {
+		if !slices.Contains(first, m.key) && !slices.Contains(last, m.key) {
 			members = append(members, m)
 		}
 	}
+	pick(last)
 	o.members = members
 	return o
 }

@@ -1,0 +1,110 @@
+package schema_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/cadrehq/cadre/pkg/schema"
+)
+
+func TestStrict(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, doc, want string
+	}{
+		{
+			name: "optional typed property becomes nullable",
+			doc:  `{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"integer"}},"required":["a"]}`,
+			want: `{"type":"object","properties":{"a":{"type":"string"},"b":{"type":["integer","null"]}},
+				"required":["a","b"],"additionalProperties":false}`,
+		},
+		{
+			name: "type list and enum get null",
+			doc:  `{"type":"object","properties":{"a":{"type":["string","integer"]},"b":{"type":"string","enum":["x","y"]}}}`,
+			want: `{"type":"object","properties":{"a":{"type":["string","integer","null"]},
+				"b":{"type":["string","null"],"enum":["x","y",null]}},"required":["a","b"],"additionalProperties":false}`,
+		},
+		{
+			name: "reference, combination and untyped are wrapped",
+			doc: `{"type":"object","properties":{"r":{"$ref":"#/$defs/x"},"o":{"anyOf":[{"type":"string"},{"type":"integer"}]},
+				"u":{"description":"anything"}},"$defs":{"x":{"type":"string"}}}`,
+			want: `{"type":"object","properties":{"r":{"anyOf":[{"$ref":"#/$defs/x"},{"type":"null"}]},
+				"o":{"anyOf":[{"anyOf":[{"type":"string"},{"type":"integer"}]},{"type":"null"}]},
+				"u":{"anyOf":[{"description":"anything"},{"type":"null"}]}},
+				"$defs":{"x":{"type":"string"}},"required":["r","o","u"],"additionalProperties":false}`,
+		},
+		{
+			name: "already nullable stays as it is",
+			doc:  `{"type":"object","properties":{"a":{"type":["string","null"]},"b":{"anyOf":[{"type":"integer"},{"type":"null"}]}}}`,
+			want: `{"type":"object","properties":{"a":{"type":["string","null"]},"b":{"anyOf":[{"type":"integer"},{"type":"null"}]}},
+				"required":["a","b"],"additionalProperties":false}`,
+		},
+		{
+			name: "nested in items, anyOf, $defs and map values",
+			doc: `{"type":"object","properties":{
+				"list":{"type":"array","items":{"type":"object","properties":{"x":{"type":"string"}}}},
+				"either":{"anyOf":[{"type":"object","properties":{"y":{"type":"string"}}},{"type":"string"}]},
+				"map":{"type":"object","additionalProperties":{"type":"object","properties":{"z":{"type":"string"}}}}
+			},"required":["list","either","map"],
+			"$defs":{"d":{"type":"object","properties":{"w":{"type":"string"}}}}}`,
+			want: `{"type":"object","properties":{
+				"list":{"type":"array","items":{"type":"object","properties":{"x":{"type":["string","null"]}},"required":["x"],"additionalProperties":false}},
+				"either":{"anyOf":[{"type":"object","properties":{"y":{"type":["string","null"]}},"required":["y"],"additionalProperties":false},{"type":"string"}]},
+				"map":{"type":"object","additionalProperties":{"type":"object","properties":{"z":{"type":["string","null"]}},"required":["z"],"additionalProperties":false}}
+			},"required":["list","either","map"],
+			"$defs":{"d":{"type":"object","properties":{"w":{"type":["string","null"]}},"required":["w"],"additionalProperties":false}},
+			"additionalProperties":false}`,
+		},
+		{
+			name: "not an object",
+			doc:  `{"type":"array","items":{"type":"string"}}`,
+			want: `{"type":"array","items":{"type":"string"}}`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s, err := schema.Compile([]byte(tt.doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(decode(t, []byte(tt.want)), decode(t, s.Strict())); diff != "" {
+				t.Errorf("Strict() mismatch (-want +got):\n%s\ngot %s", diff, s.Strict())
+			}
+			if diff := cmp.Diff(decode(t, []byte(tt.doc)), decode(t, s.JSON())); diff != "" {
+				t.Errorf("JSON() changed (-want +got):\n%s", diff)
+			}
+			if _, err := schema.Compile(s.Strict()); err != nil {
+				t.Errorf("the strict form does not compile: %v", err)
+			}
+		})
+	}
+}
+
+func TestStrictFromType(t *testing.T) {
+	t.Parallel()
+	s := mustFor[node](t) // recursive: strict must reach into $defs
+	addressStrict := `{"type":["object","null"],"properties":{"city":{"type":"string","description":"the city"},
+		"zip":{"type":["string","null"]}},"required":["city","zip"],"additionalProperties":false}`
+	nodeStrict := `{"type":"object","properties":{"name":{"type":"string"},
+		"children":{"type":"array","items":{"$ref":"#/$defs/node"}},
+		"meta":` + addressStrict + `},"required":["name","children","meta"],"additionalProperties":false}`
+	want := nodeStrict[:len(nodeStrict)-1] + `,"$defs":{"node":` + nodeStrict + `}}`
+	if diff := cmp.Diff(decode(t, []byte(want)), decode(t, s.Strict())); diff != "" {
+		t.Errorf("Strict() mismatch (-want +got):\n%s\ngot %s", diff, s.Strict())
+	}
+
+	// The document itself keeps its optional properties.
+	strict, err := schema.Compile(s.Strict())
+	if err != nil {
+		t.Fatal(err)
+	}
+	withNull := []byte(`{"name":"a","children":[],"meta":null}`)
+	if err := strict.Validate(withNull); err != nil {
+		t.Errorf("strict form rejects null for an optional property: %v", err)
+	}
+	if err := s.Validate([]byte(`{"name":"a","children":[]}`)); err != nil {
+		t.Errorf("document requires an optional property: %v", err)
+	}
+}
