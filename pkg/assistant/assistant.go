@@ -2,7 +2,6 @@ package assistant
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/cadrehq/cadre/pkg/callback"
@@ -159,4 +158,18 @@ func (p *plan[O]) resolve(ctx context.Context) ([]model.Model, error) {
 	return chain, nil
 }
 
-var errSkipped = errors.New("skipped")
+// Agent is any assistant whatever its output type, or a hand-written flow: what a supervisor
+// delegates to and what MCP serves.
+type Agent interface {
+	Name() string
+	Description() string
+	Call(ctx context.Context, in Input) (*Response, error)
+}
+
+// Runner is an Agent with a known output type; *Assistant[O] is one.
+type Runner[O any] interface {
+	Agent
+	Run(ctx context.Context, in Input) (*Result[O], error)
+}
+
+var _ Runner[string] = (*Assistant[string])(nil)

@@ -168,7 +168,7 @@ func writeTree(buf *bytes.Buffer, v any) {
 func writeString(buf *bytes.Buffer, s string) {
 	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // a string always encodes
+	_ = enc.Encode(s)           // a string always encodes
 	buf.Truncate(buf.Len() - 1) // Encode's newline
 }
 

@@ -20,13 +20,12 @@ type address struct {
 }
 
 type person struct {
-	Name     string    `json:"name" jsonschema_description:"full name"`
-	Age      int       `json:"age,omitempty" jsonschema:"minimum=0,maximum=150"`
-	Role     string    `json:"role" jsonschema:"enum=admin,enum=user"`
-	Home     address   `json:"home"`
-	Past     []address `json:"past,omitzero"`
-	Secret   string    `json:"-"`
-	internal string
+	Name   string    `json:"name" jsonschema_description:"full name"`
+	Age    int       `json:"age,omitempty" jsonschema:"minimum=0,maximum=150"`
+	Role   string    `json:"role" jsonschema:"enum=admin,enum=user"`
+	Home   address   `json:"home"`
+	Past   []address `json:"past,omitzero"`
+	Secret string    `json:"-"`
 }
 
 // node is recursive through a slice; its meta is not and must be inlined.
@@ -270,6 +269,7 @@ func TestForUnsupported(t *testing.T) {
 		*loop
 		Name string `json:"name"`
 	}
+	_ = loop{loop: nil}
 	tests := []struct {
 		name string
 		for_ func() (*schema.Schema, error)
@@ -296,8 +296,8 @@ func TestForUnsupported(t *testing.T) {
 func TestForSkipsIgnoredFields(t *testing.T) {
 	t.Parallel()
 	type withIgnored struct {
-		Name string  `json:"name"`
-		Hook func()  `json:"-"`
+		Name string   `json:"name"`
+		Hook func()   `json:"-"`
 		ch   chan int // unexported: not part of the JSON
 	}
 	_ = withIgnored{ch: nil}

@@ -98,7 +98,7 @@ func nullable(v any) any {
 }
 
 // acceptsNull reports whether o plainly accepts null: its type is or includes "null", or it is
-// an anyOf with a {"type": "null"} branch.
+// an anyOf or a oneOf with a {"type": "null"} branch (the jsonschema:"nullable" tag makes one).
 func acceptsNull(o *object) bool {
 	switch t, _ := o.lookup("type"); t := t.(type) {
 	case string:
@@ -110,13 +110,13 @@ func acceptsNull(o *object) bool {
 			}
 		}
 	}
-	if branches, ok := o.lookup("anyOf"); ok {
-		if branches, ok := branches.([]any); ok {
-			for _, b := range branches {
-				if b, ok := b.(*object); ok && len(b.members) == 1 {
-					if t, _ := b.lookup("type"); t == "null" {
-						return true
-					}
+	for _, k := range []string{"anyOf", "oneOf"} {
+		branches, _ := o.lookup(k)
+		list, _ := branches.([]any)
+		for _, b := range list {
+			if b, ok := b.(*object); ok && len(b.members) == 1 {
+				if t, _ := b.lookup("type"); t == "null" {
+					return true
 				}
 			}
 		}
