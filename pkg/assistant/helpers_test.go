@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -147,6 +148,15 @@ func compactJSON(t *testing.T, doc json.RawMessage) string {
 		t.Fatalf("compacting %s: %v", doc, err)
 	}
 	return b.String()
+}
+
+// abbrev returns s, or its start and its length when it is long, for test messages.
+func abbrev(s string) string {
+	const limit = 300
+	if len(s) <= limit {
+		return s
+	}
+	return fmt.Sprintf("%s... (%d bytes)", s[:limit], len(s))
 }
 
 // recorder is a callback.Handler that keeps every event, safe for concurrent use.

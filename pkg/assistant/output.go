@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"iter"
 	"reflect"
 	"strings"
 
@@ -51,31 +52,52 @@ func (r *run[O]) correction(err error) string {
 	return "Your answer could not be used: " + err.Error() + "\nAnswer with only a JSON value that matches this JSON Schema, without any other text:\n" + out.hint
 }
 
-// parse takes a text answer into the run's Result.
+// parse takes a text answer into the run's Result: the first JSON value in it that is a valid
+// O (see jsonCandidates), or, in tool mode, valid final_result arguments written as text.
+// When none is, the error is the one of the largest candidate, most likely the answer meant.
 func (r *run[O]) parse(ctx context.Context, text string) error {
-	var out O
-	if r.p.out.text {
-		reflect.ValueOf(&out).Elem().SetString(text)
-		return r.accept(ctx, out, text)
+	out := r.p.out
+	if out.text {
+		var o O
+		reflect.ValueOf(&o).Elem().SetString(text)
+		return r.accept(ctx, o, text)
 	}
-	data, _ := extractJSON(text)
-	if err := r.p.out.schema.Validate([]byte(data)); err != nil {
-		return err
+	var first error
+	largest := -1
+	for data := range jsonCandidates(text) {
+		err := out.schema.Validate([]byte(data))
+		if err != nil && out.wrapped && out.final.Validate([]byte(data)) == nil {
+			return r.takeFinal(ctx, data)
+		}
+		if err == nil {
+			var o O
+			if err = json.Unmarshal([]byte(data), &o); err == nil {
+				return r.accept(ctx, o, data)
+			}
+			err = fmt.Errorf("the answer does not decode into the output type: %v", err)
+		}
+		if len(data) > largest {
+			first, largest = err, len(data)
+		}
 	}
-	if err := json.Unmarshal([]byte(data), &out); err != nil {
-		return fmt.Errorf("the answer does not decode into the output type: %v", err)
+	if first == nil { // no JSON at all: say what is wrong with the answer as a whole
+		first = out.schema.Validate([]byte(strings.TrimSpace(text)))
 	}
-	return r.accept(ctx, out, data)
+	return first
 }
 
 // parseFinal takes the arguments of a final_result call into the run's Result.
 func (r *run[O]) parseFinal(ctx context.Context, args string) error {
-	out := r.p.out
-	if err := out.final.Validate([]byte(args)); err != nil {
+	if err := r.p.out.final.Validate([]byte(args)); err != nil {
 		return err
 	}
+	return r.takeFinal(ctx, args)
+}
+
+// takeFinal takes valid final_result arguments into the run's Result.
+func (r *run[O]) takeFinal(ctx context.Context, args string) error {
 	data := []byte(args)
-	if out.wrapped {
+	if r.p.out.wrapped {
 		var w struct {
 			Output json.RawMessage `json:"output"`
 		}
@@ -102,45 +124,56 @@ func (r *run[O]) accept(ctx context.Context, out O, text string) error {
 	return nil
 }
 
-// extractJSON finds the JSON value in a model's answer: the whole answer, the first fenced
-// code block that holds JSON, or the first object or array in surrounding prose. When there is
-// none it returns the trimmed answer and false, and validation says what is wrong with it.
-func extractJSON(text string) (string, bool) {
-	s := strings.TrimSpace(text)
-	if s == "" || json.Valid([]byte(s)) {
-		return s, s != ""
+// jsonCandidates yields the JSON values in a model's answer, most likely first: the whole
+// answer, the fenced code blocks that hold JSON, then each object or array in the surrounding
+// prose (a citation like "[1]" may come before the answer).
+func jsonCandidates(text string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		s := strings.TrimSpace(text)
+		if s == "" {
+			return
+		}
+		if json.Valid([]byte(s)) {
+			if !yield(s) {
+				return
+			}
+		}
+		for rest := s; ; {
+			i := strings.Index(rest, "```")
+			if i < 0 {
+				break
+			}
+			body := rest[i+3:]
+			nl := strings.IndexByte(body, '\n')
+			if nl < 0 {
+				break
+			}
+			body = body[nl+1:]
+			end := strings.Index(body, "```")
+			if end < 0 {
+				end = len(body)
+			}
+			if block := strings.TrimSpace(body[:end]); block != "" && json.Valid([]byte(block)) {
+				if !yield(block) {
+					return
+				}
+			}
+			if end == len(body) {
+				break
+			}
+			rest = body[end+3:]
+		}
+		for i := 0; i < len(s); i++ {
+			if s[i] != '{' && s[i] != '[' {
+				continue
+			}
+			var raw json.RawMessage
+			if json.NewDecoder(strings.NewReader(s[i:])).Decode(&raw) == nil && len(raw) < len(s) {
+				if !yield(string(raw)) {
+					return
+				}
+				i += len(raw) - 1
+			}
+		}
 	}
-	for rest := s; ; {
-		i := strings.Index(rest, "```")
-		if i < 0 {
-			break
-		}
-		body := rest[i+3:]
-		nl := strings.IndexByte(body, '\n')
-		if nl < 0 {
-			break
-		}
-		body = body[nl+1:]
-		end := strings.Index(body, "```")
-		if end < 0 {
-			end = len(body)
-		}
-		if block := strings.TrimSpace(body[:end]); json.Valid([]byte(block)) {
-			return block, true
-		}
-		if end == len(body) {
-			break
-		}
-		rest = body[end+3:]
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] != '{' && s[i] != '[' {
-			continue
-		}
-		var raw json.RawMessage
-		if json.NewDecoder(strings.NewReader(s[i:])).Decode(&raw) == nil {
-			return string(raw), true
-		}
-	}
-	return s, false
 }

@@ -149,7 +149,7 @@ func (r *run[O]) call(ctx context.Context, c llms.ToolCall) string {
 	start := time.Now()
 	out, err, panicked := r.callTool(ctx, name, args)
 	if err != nil {
-		out = "error: " + err.Error()
+		out = r.capResult("error: " + err.Error())
 		if h != nil {
 			r.emit(ctx, callback.Event{Kind: callback.ToolError, Tool: name, CallID: c.ID, Result: out, Err: err, Panic: panicked, Duration: time.Since(start)})
 		}
@@ -193,13 +193,17 @@ func (r *run[O]) callTool(ctx context.Context, name, args string) (out string, e
 	return out, err, false
 }
 
-// panicError is a recovered panic of a tool. The model sees the panic's value; handlers get
-// the stack too (Stack).
+// panicError is a recovered panic of a tool. The model sees the panic's value; a handler of
+// the ToolError event gets the stack from the event's Err through its Stack method:
+// errors.As(e.Err, &s) with s an interface{ Stack() []byte }.
 type panicError struct {
 	tool  string
 	value any
 	stack []byte
 }
+
+// Stack is the stack of the goroutine where the tool panicked.
+func (e *panicError) Stack() []byte { return e.stack }
 
 func (e *panicError) Error() string {
 	return fmt.Sprintf("tool %q failed unexpectedly (panic: %v)", e.tool, e.value)
