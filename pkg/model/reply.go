@@ -127,6 +127,7 @@ func (r Reply) Finish() Finish {
 //   - anthropic: InputTokens (without cache reads and writes, which are added here),
 //     OutputTokens, CacheReadInputTokens, CacheCreationInputTokens.
 //   - googleai: both sets, and CachedTokens (already inside PromptTokens).
+//   - vertex and bedrock: input_tokens and output_tokens.
 //
 // Counts may be int, int32, int64 or float64. Requests is left zero.
 func UsageOf(info map[string]any) usage.Usage {
@@ -138,6 +139,9 @@ func UsageOf(info map[string]any) usage.Usage {
 		u.InputTokens = in
 		u.OutputTokens, _ = intOf(info["CompletionTokens"])
 		u.CacheReadTokens = firstInt(info, "PromptCachedTokens", "CachedTokens", "CacheReadInputTokens")
+	} else if in, ok := intOf(info["input_tokens"]); ok { // langchaingo's vertex and bedrock clients
+		u.InputTokens = in
+		u.OutputTokens, _ = intOf(info["output_tokens"])
 	} else {
 		in, _ := intOf(info["InputTokens"])
 		u.CacheReadTokens, _ = intOf(info["CacheReadInputTokens"])
@@ -150,7 +154,7 @@ func UsageOf(info map[string]any) usage.Usage {
 }
 
 func hasUsage(info map[string]any) bool {
-	for _, k := range [...]string{"PromptTokens", "InputTokens", "CompletionTokens", "OutputTokens"} {
+	for _, k := range [...]string{"PromptTokens", "InputTokens", "CompletionTokens", "OutputTokens", "input_tokens"} {
 		if _, ok := info[k]; ok {
 			return true
 		}

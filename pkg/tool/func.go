@@ -25,7 +25,8 @@ func WithTimeout(d time.Duration) FuncOption {
 
 // Func makes a tool of fn. A struct, pointer-to-struct or map I is the arguments object; any
 // other I is wrapped as {"input": I}. The result is O as JSON, or O itself when O is a string;
-// the tool is a Typed when O is a struct or map (or a pointer to a struct).
+// the tool is a Typed when O encodes as a JSON object: a struct or map (or a pointer to a
+// struct), see IsObjectType.
 //
 // Func panics, as regexp.MustCompile does, on programmer errors: an invalid name (see
 // ValidName), a nil fn, or an I or O that has no JSON Schema.
@@ -57,23 +58,33 @@ func Func[I, O any](name, description string, fn func(ctx context.Context, in I)
 		f.text = true
 		return f
 	}
-	if !IsObjectType(outType) {
-		return f
-	}
+	// Every O but a string needs a schema, typed or not: one without (a func, a chan) could
+	// never be encoded, and that is a programmer error to report now, not at the first call.
 	out, err := schema.For[O]()
 	if err != nil {
 		panic(fmt.Sprintf("tool.Func: %q: result: %v", name, err))
+	}
+	if !IsObjectType(outType) {
+		return f
 	}
 	return &typedFuncTool[I, O]{funcTool: f, output: out.JSON()}
 }
 
 // IsObjectType reports whether values of t encode as JSON objects: a struct, a pointer to a
-// struct, or a map. Such a type is a tool's arguments object as it is; any other is wrapped.
+// struct, or a map, unless its JSON Schema says it encodes as something else (time.Time is a
+// struct that encodes as a string). Such a type is a tool's arguments object as it is; any
+// other is wrapped.
 func IsObjectType(t reflect.Type) bool {
 	if t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	return t.Kind() == reflect.Struct || t.Kind() == reflect.Map
+	if t.Kind() != reflect.Struct && t.Kind() != reflect.Map {
+		return false
+	}
+	// A type without a schema counts as an object, so that the caller's own schema.For
+	// reports the error about the type itself.
+	s, err := schema.Of(t)
+	return err != nil || s.IsObject()
 }
 
 // wrappedInput is the arguments object of a tool whose input is not an object.
