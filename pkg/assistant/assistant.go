@@ -35,7 +35,9 @@ func New[O any](name string, opts ...Option) *Assistant[O] {
 	}
 	a := &Assistant[O]{name: name}
 	for _, o := range opts {
-		o(&a.cfg)
+		if o != nil {
+			o(&a.cfg)
+		}
 	}
 	a.description = a.cfg.description
 	p, err := newPlan[O](name, &a.cfg, nil)
@@ -83,7 +85,9 @@ func (a *Assistant[O]) Call(ctx context.Context, in Input) (*Response, error) {
 func (a *Assistant[O]) planFor(opts []Option) (*plan[O], error) {
 	var run config
 	for _, o := range opts {
-		o(&run)
+		if o != nil {
+			o(&run)
+		}
 	}
 	switch {
 	case run.instructionsSet:
@@ -106,7 +110,7 @@ func (a *Assistant[O]) planFor(opts []Option) (*plan[O], error) {
 	merged.callOptions = append(merged.callOptions[:len(merged.callOptions):len(merged.callOptions)], run.callOptions...)
 	merged.handlers = append(merged.handlers[:len(merged.handlers):len(merged.handlers)], run.handlers...)
 	if run.limits != nil {
-		merged.limits = run.limits
+		merged.limits = mergeLimits(a.cfg.limits, *run.limits)
 	}
 	if run.maxParallel > 0 {
 		merged.maxParallel = run.maxParallel
@@ -173,3 +177,27 @@ type Runner[O any] interface {
 }
 
 var _ Runner[string] = (*Assistant[string])(nil)
+
+// mergeLimits returns base with each non-zero field of run in its place: a run's limits
+// change the fields they set and keep the assistant's others.
+func mergeLimits(base *usage.Limits, run usage.Limits) *usage.Limits {
+	if base == nil {
+		return &run
+	}
+	l := *base
+	for _, f := range []struct {
+		dst *int
+		v   int
+	}{
+		{&l.MaxRequests, run.MaxRequests},
+		{&l.MaxToolCalls, run.MaxToolCalls},
+		{&l.MaxInputTokens, run.MaxInputTokens},
+		{&l.MaxOutputTokens, run.MaxOutputTokens},
+		{&l.MaxTotalTokens, run.MaxTotalTokens},
+	} {
+		if f.v != 0 {
+			*f.dst = f.v
+		}
+	}
+	return &l
+}

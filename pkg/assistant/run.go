@@ -103,6 +103,7 @@ func (r *run[O]) loop(ctx context.Context) (*Result[O], error) {
 		r.msgs = append(r.msgs, reply.Message())
 		if err := r.stopped(reply, m); err != nil {
 			r.answerAll(reply.ToolCalls, "not run: the model's turn was cut short")
+			r.countCalls(reply.ToolCalls)
 			return r.fail(ctx, err)
 		}
 		var done bool
@@ -233,4 +234,17 @@ func (r *run[O]) emit(ctx context.Context, e callback.Event) {
 	r.state.handler.Handle(ctx, e)
 }
 
-func usageOfCalls(n int) usage.Usage { return usage.Usage{ToolCalls: n} }
+// countCalls records calls the model made that did not run (they were skipped, or the turn
+// was cut short), so that Usage.ToolCalls counts every call but final_result. Calls a limit
+// refused are the exception: a report never shows more tool calls than the limit allowed.
+func (r *run[O]) countCalls(calls []llms.ToolCall) {
+	n := 0
+	for _, c := range calls {
+		if c.FunctionCall.Name != finalResult || r.mode != OutputTool {
+			n++
+		}
+	}
+	if n > 0 {
+		r.state.account.Record(r.res.Model, usage.Usage{ToolCalls: n})
+	}
+}

@@ -53,9 +53,7 @@ func (r *run[O]) toolTurn(ctx context.Context, calls []llms.ToolCall) (bool, err
 			for _, i := range todo {
 				results[i] = resultSkipped
 			}
-			if len(todo) > 0 {
-				r.state.account.Record(r.res.Model, usageOfCalls(len(todo)))
-			}
+			r.countCalls(calls)
 			r.appendResults(calls, results)
 			return true, nil
 		}
@@ -63,12 +61,14 @@ func (r *run[O]) toolTurn(ctx context.Context, calls []llms.ToolCall) (bool, err
 			"\nCall " + finalResult + " again with arguments that match its JSON Schema: " + string(compact(r.p.out.final.JSON()))
 		if ferr := r.failed(ctx, args, err); ferr != nil {
 			r.notRun(results, todo, "not run: the run ended")
+			r.countCalls(calls)
 			r.appendResults(calls, results)
 			return false, ferr
 		}
 	}
 	if len(todo) > 0 {
 		if err := r.state.account.ReserveToolCalls(r.res.Model, len(todo)); err != nil {
+			// Not counted: a report never shows more tool calls than the limit allowed.
 			r.notRun(results, todo, "not run: "+err.Error())
 			r.appendResults(calls, results)
 			return false, err
