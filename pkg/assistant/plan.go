@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 	"text/template"
 	"text/template/parse"
 
@@ -23,8 +24,10 @@ import (
 type plan[O any] struct {
 	name string
 
-	instructions *template.Template // nil when the instructions have no template actions
-	static       string             // the instructions, when they have no actions
+	instructions *template.Template     // nil when the instructions have no template actions
+	static       string                 // the instructions, when they have no actions
+	system       [3]llms.MessageContent // by OutputMode, when the instructions have no actions
+	systemOnce   [3]sync.Once
 	vars         map[string]any
 
 	chain    []model.Model // fixed by WithModel; nil with a resolver
@@ -186,6 +189,29 @@ func (p *plan[O]) requestOptions(m model.Model, mode OutputMode) ([]llms.CallOpt
 		opts = append(opts, llms.WithTools(defs))
 	}
 	return opts, nil
+}
+
+// systemMessage returns the run's system message; it has no parts when the system prompt is
+// empty. Instructions without template actions give the same message to every run: it is
+// built once per mode and shared (messages are never modified).
+func (p *plan[O]) systemMessage(vars map[string]any, mode OutputMode) (llms.MessageContent, error) {
+	if p.instructions == nil {
+		p.systemOnce[mode].Do(func() {
+			if text, _ := p.systemPrompt(nil, mode); text != "" {
+				p.system[mode] = systemText(text)
+			}
+		})
+		return p.system[mode], nil
+	}
+	text, err := p.systemPrompt(vars, mode)
+	if err != nil || text == "" {
+		return llms.MessageContent{}, err
+	}
+	return systemText(text), nil
+}
+
+func systemText(text string) llms.MessageContent {
+	return llms.MessageContent{Role: llms.ChatMessageTypeSystem, Parts: []llms.ContentPart{llms.TextContent{Text: text}}}
 }
 
 // systemPrompt renders the instructions with the vars, and adds the output instructions in

@@ -43,15 +43,15 @@ func (p *plan[O]) run(ctx context.Context, in Input) (*Result[O], error) {
 	if err != nil {
 		return nil, err
 	}
-	system, err := p.systemPrompt(in.Vars, mode)
+	system, err := p.systemMessage(in.Vars, mode)
 	if err != nil {
 		return nil, err
 	}
 	r := &run[O]{p: p, chain: chain, mode: mode, start: time.Now()}
 	ctx = r.open(ctx)
 	r.msgs = make([]llms.MessageContent, 0, len(in.History)+6)
-	if system != "" {
-		r.msgs = append(r.msgs, llms.MessageContent{Role: llms.ChatMessageTypeSystem, Parts: []llms.ContentPart{llms.TextContent{Text: system}}})
+	if system.Parts != nil {
+		r.msgs = append(r.msgs, system)
 	}
 	r.msgs = append(r.msgs, in.History...)
 	r.first = len(r.msgs)
