@@ -155,6 +155,9 @@ func (r *run[O]) generate(ctx context.Context) (model.Reply, *model.Model, error
 		if i+1 == len(r.chain) || !model.CanFallback(err) {
 			return model.Reply{}, nil, fmt.Errorf("assistant %q: model %q: %w", r.p.name, m.Name, err)
 		}
+		if r.state.handler != nil {
+			r.emit(ctx, callback.Event{Kind: callback.ModelFallback, Model: m.Name, Err: err})
+		}
 	}
 	return model.Reply{}, nil, err // not reached: the chain is never empty
 }

@@ -19,6 +19,9 @@ const (
 	ModelRequest  Kind = "model_request"  // a request is about to be sent to the model
 	ModelResponse Kind = "model_response" // the model answered that request
 	ModelError    Kind = "model_error"    // that request failed; Err says why
+	// ModelFallback: Model failed with an error another model could fix (Err); the next model
+	// of the assistant's chain takes the request.
+	ModelFallback Kind = "model_fallback"
 
 	ToolStart Kind = "tool_start" // a tool call the model asked for is starting
 	ToolEnd   Kind = "tool_end"   // the tool returned a result
@@ -53,7 +56,7 @@ type Event struct {
 	// of every run it delegated to.
 	Usage usage.Usage
 
-	Err     error // RunError, ModelError, ToolError, OutputCorrection: what went wrong
+	Err     error // RunError, ModelError, ModelFallback, ToolError, OutputCorrection: what went wrong
 	Panic   bool  // ToolError: the tool panicked and the panic was recovered
 	Attempt int   // ModelRequest: 1 for the run's first request, then 2, 3, ...
 }

@@ -42,7 +42,7 @@ func Example() {
 	fmt.Println("failed tool calls:", failed)
 	// Output:
 	// level=INFO msg=run_start run_id=r1 assistant=writer
-	// level=ERROR msg=tool_error run_id=r1 assistant=writer tool=search call_id=call_1 duration=40ms error="index offline"
+	// level=WARN msg=tool_error run_id=r1 assistant=writer tool=search call_id=call_1 duration=40ms error="index offline"
 	// level=INFO msg=run_end run_id=r1 assistant=writer model=fast duration=1.5s input_tokens=310 output_tokens=42
 	// failed tool calls: 1
 }

@@ -28,8 +28,9 @@ func WithContent(maxLen int) SlogOption {
 //
 //   - Debug: ModelRequest, ModelResponse
 //   - Info: RunStart, RunEnd, ToolStart, ToolEnd, and any unknown Kind
-//   - Warn: OutputCorrection
-//   - Error: RunError, ModelError, ToolError
+//   - Warn: OutputCorrection, ModelFallback, and ToolError (the error goes back to the model
+//     and the run goes on)
+//   - Error: RunError, ModelError, and a ToolError caused by a panic
 //
 // Its attributes are those of the following that are not zero: run_id, parent_run_id,
 // assistant, model, tool, call_id, attempt, duration, input_tokens, output_tokens, panic and
@@ -55,7 +56,7 @@ type slogHandler struct {
 }
 
 func (h *slogHandler) Handle(ctx context.Context, e Event) {
-	level := eventLevel(e.Kind)
+	level := eventLevel(e)
 	if !h.h.Enabled(ctx, level) {
 		return
 	}
@@ -69,13 +70,16 @@ func (h *slogHandler) Handle(ctx context.Context, e Event) {
 	_ = h.h.Handle(ctx, r)
 }
 
-func eventLevel(k Kind) slog.Level {
-	switch k {
+func eventLevel(e Event) slog.Level {
+	if e.Panic {
+		return slog.LevelError
+	}
+	switch e.Kind {
 	case ModelRequest, ModelResponse:
 		return slog.LevelDebug
-	case OutputCorrection:
+	case OutputCorrection, ModelFallback, ToolError:
 		return slog.LevelWarn
-	case RunError, ModelError, ToolError:
+	case RunError, ModelError:
 		return slog.LevelError
 	}
 	return slog.LevelInfo

@@ -175,3 +175,14 @@ func TestNewSlogHandlerNilLoggerPanics(t *testing.T) {
 	}()
 	callback.NewSlogHandler(nil)
 }
+
+func TestSlogHandlerToolErrorIsAWarning(t *testing.T) {
+	got := logEvent(t, callback.Event{Kind: callback.ToolError, Tool: "search", Err: errors.New("index offline")})
+	if got["level"] != "WARN" {
+		t.Errorf("level = %v, want WARN: a tool error goes back to the model and the run goes on", got["level"])
+	}
+	got = logEvent(t, callback.Event{Kind: callback.ModelFallback, Model: "deep", Err: errors.New("HTTP 503")})
+	if got["level"] != "WARN" {
+		t.Errorf("fallback level = %v, want WARN", got["level"])
+	}
+}
