@@ -9,4 +9,15 @@
 // A [Reply] is a text answer ([Text]), a turn of tool calls ([Calls] of [Call]), an error
 // ([Fail]), or a whole response shaped as some provider shapes it. A reply can report token
 // usage and take time (Latency) to answer, honouring the request's context.
+//
+// To test the wire, [NewOpenAIServer] and [NewAnthropicServer] start fake OpenAI Chat
+// Completions and Anthropic Messages APIs on 127.0.0.1, for langchaingo's real clients: a
+// [Server] answers each request with a model's reply (a Scripted or FuncModel, which sees the
+// request converted to messages and call options), rendered in the provider's JSON or stream.
+// It rejects, with the provider's status and error JSON, the requests the real API rejects —
+// a tool call not answered in the next message, a result for an unknown call, an empty text
+// block, a tool schema that is not an object... — so that a test fails where production
+// would. It records the raw bodies it receives, can require an API key ([WithAPIKey]), and can
+// be made to fail ([Server.Fault]): an error status with Retry-After, a delay, a body cut in
+// the middle.
 package llmtest

@@ -1,0 +1,690 @@
+package llmtest
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"sync/atomic"
+
+	"github.com/tmc/langchaingo/llms"
+)
+
+// NewAnthropicServer starts a fake Anthropic Messages API that serves POST /v1/messages (so
+// a client's base URL is s.URL()+"/v1").
+//
+// As the real API does, it first merges consecutive messages of the same role into one. Each
+// valid request is then converted for m — the system prompt into a system message, each
+// message into a human or AI message (text, images, tool_use blocks as ToolCall parts), each
+// tool_result block into a Tool message of its own, the result's Name taken from its call;
+// its model, max_tokens, tools, tool choice... into call options — and m's response is
+// rendered as one message: the text of all its choices in one text block (none when empty),
+// then a tool_use block per tool call, whose ID gets the prefix "toolu_" when it lacks one.
+// The stop reason is the first choice's, "stop" and "tool_calls" becoming "end_turn" and
+// "tool_use" ("length" becomes "max_tokens"). The usage is read from its GenerationInfo (the
+// keys [Reply.Usage] sets), input_tokens not counting cache reads. When the request asks to
+// stream, the answer is sent as the API's server-sent events. A failing m gets a 500, as does
+// a tool call whose arguments are not a JSON object, which the API cannot express.
+//
+// Requests the real API rejects get its error JSON and never reach m: a missing model or
+// max_tokens, a first message not from the user, a tool_use block not answered by a
+// tool_result block in the next message, a tool_result block answering no tool_use block of
+// the message before, an empty text block, a tool_use input that is not a JSON object, a tool
+// whose name is not ^[a-zA-Z0-9_-]{1,64}$ or whose input_schema is not an object schema, and
+// a request without the anthropic-version header.
+func NewAnthropicServer(m llms.Model, opts ...ServerOption) *Server {
+	return newServer(&anthropicAPI{model: m}, opts)
+}
+
+type anthropicAPI struct {
+	model llms.Model
+	ids   atomic.Int64
+}
+
+// The request, as far as the fake reads it.
+type anRequest struct {
+	Model      string          `json:"model"`
+	Messages   []anMessage     `json:"messages"`
+	System     json.RawMessage `json:"system"` // a string or an array of text blocks
+	MaxTokens  *int            `json:"max_tokens"`
+	Tools      []anTool        `json:"tools"`
+	ToolChoice *struct {
+		Type string `json:"type"`
+		Name string `json:"name"`
+	} `json:"tool_choice"`
+	Temperature   *float64 `json:"temperature"`
+	TopP          *float64 `json:"top_p"`
+	StopSequences []string `json:"stop_sequences"`
+	Stream        bool     `json:"stream"`
+}
+
+type anMessage struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"` // a string or an array of blocks
+}
+
+type anBlock struct {
+	Type      string          `json:"type"`
+	Text      *string         `json:"text"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"` // of a tool_result: a string or an array of blocks
+	Source    *struct {
+		Type      string `json:"type"`
+		MediaType string `json:"media_type"`
+		Data      string `json:"data"`
+		URL       string `json:"url"`
+	} `json:"source"`
+}
+
+type anTool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"input_schema"`
+}
+
+// The response.
+type anResponse struct {
+	ID           string       `json:"id"`
+	Type         string       `json:"type"`
+	Role         string       `json:"role"`
+	Model        string       `json:"model"`
+	Content      []anOutBlock `json:"content"`
+	StopReason   *string      `json:"stop_reason"`
+	StopSequence *string      `json:"stop_sequence"`
+	Usage        anUsage      `json:"usage"`
+}
+
+type anOutBlock struct {
+	Type  string          `json:"type"`
+	Text  *string         `json:"text,omitempty"`
+	ID    string          `json:"id,omitempty"`
+	Name  string          `json:"name,omitempty"`
+	Input json.RawMessage `json:"input,omitempty"`
+}
+
+type anUsage struct {
+	InputTokens              int `json:"input_tokens"`
+	CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
+	CacheReadInputTokens     int `json:"cache_read_input_tokens"`
+	OutputTokens             int `json:"output_tokens"`
+}
+
+type anErrorBody struct {
+	Type  string `json:"type"`
+	Error struct {
+		Type    string `json:"type"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// anTurn is a message, its content parsed, after merging.
+type anTurn struct {
+	role   string
+	blocks []anBlock
+}
+
+func (*anthropicAPI) path() string { return "/v1/messages" }
+
+func (*anthropicAPI) checkKey(h http.Header, want string) *apiError {
+	key := h.Get("X-Api-Key")
+	if key == "" {
+		return &apiError{status: http.StatusUnauthorized, message: "x-api-key header is required"}
+	}
+	if want != "" && key != want {
+		return &apiError{status: http.StatusUnauthorized, message: "invalid x-api-key"}
+	}
+	return nil
+}
+
+func (*anthropicAPI) checkHeaders(h http.Header) *apiError {
+	switch v := h.Get("Anthropic-Version"); v {
+	case "":
+		return invalid("anthropic-version: header is required")
+	case "2023-06-01", "2023-01-01":
+		return nil
+	default:
+		return invalid(fmt.Sprintf("anthropic-version: invalid version %q; use 2023-06-01", v))
+	}
+}
+
+func (*anthropicAPI) errorBody(e *apiError) []byte {
+	b := anErrorBody{Type: "error"}
+	b.Error.Message = e.message
+	b.Error.Type = e.kind
+	if b.Error.Type == "" {
+		switch e.status {
+		case http.StatusBadRequest, http.StatusMethodNotAllowed:
+			b.Error.Type = "invalid_request_error"
+		case http.StatusUnauthorized:
+			b.Error.Type = "authentication_error"
+		case http.StatusForbidden:
+			b.Error.Type = "permission_error"
+		case http.StatusNotFound:
+			b.Error.Type = "not_found_error"
+		case http.StatusRequestEntityTooLarge:
+			b.Error.Type = "request_too_large"
+		case http.StatusTooManyRequests:
+			b.Error.Type = "rate_limit_error"
+		case 529:
+			b.Error.Type = "overloaded_error"
+		default:
+			b.Error.Type = "api_error"
+			if e.status < 500 {
+				b.Error.Type = "invalid_request_error"
+			}
+		}
+	}
+	return mustJSON(&b)
+}
+
+func (*anthropicAPI) faultError(status int, message string) *apiError {
+	if message == "" {
+		switch status {
+		case http.StatusTooManyRequests:
+			message = "This request would exceed the rate limit for your organization. Try again later."
+		case http.StatusUnauthorized:
+			message = "invalid x-api-key"
+		case 529:
+			message = "Overloaded"
+		default:
+			message = http.StatusText(status)
+			if message == "" {
+				message = "Internal server error"
+			}
+		}
+	}
+	return &apiError{status: status, message: message}
+}
+
+func (*anthropicAPI) sample() []byte {
+	text, stop := "This answer is cut in the middle.", "end_turn"
+	return mustJSON(&anResponse{ID: "msg_llmtest0", Type: "message", Role: "assistant", Model: "llmtest",
+		Content: []anOutBlock{{Type: "text", Text: &text}}, StopReason: &stop})
+}
+
+func (a *anthropicAPI) serve(ctx context.Context, w http.ResponseWriter, body []byte) *apiError {
+	var req anRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		return invalid("The request body is not valid JSON: " + err.Error())
+	}
+	switch {
+	case req.Model == "":
+		return invalid("model: Field required")
+	case req.MaxTokens == nil:
+		return invalid("max_tokens: Field required")
+	case *req.MaxTokens < 1:
+		return invalid("max_tokens: Input should be greater than or equal to 1")
+	case len(req.Messages) == 0:
+		return invalid("messages: at least one message is required")
+	}
+	opts, e := req.callOptions()
+	if e != nil {
+		return e
+	}
+	system, e := anthropicSystem(req.System)
+	if e != nil {
+		return e
+	}
+	turns, e := anthropicTurns(req.Messages)
+	if e != nil {
+		return e
+	}
+	msgs, e := anthropicMessages(system, turns)
+	if e != nil {
+		return e
+	}
+	resp, e := generate(ctx, a.model, msgs, opts)
+	if e != nil {
+		return e
+	}
+	out, e := a.render(req.Model, resp)
+	if e != nil {
+		return e
+	}
+	if req.Stream {
+		streamAnthropic(w, out)
+		return nil
+	}
+	writeJSON(w, http.StatusOK, mustJSON(out))
+	return nil
+}
+
+// callOptions reads and checks everything but the system prompt and the messages.
+func (r *anRequest) callOptions() (*callOptions, *apiError) {
+	o := &callOptions{model: r.Model, maxTokens: *r.MaxTokens, temperature: r.Temperature, topP: r.TopP, stop: r.StopSequences}
+	for i, t := range r.Tools {
+		if !toolName.MatchString(t.Name) {
+			return nil, invalid(fmt.Sprintf("tools.%d.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$', got %q", i, t.Name))
+		}
+		if len(t.InputSchema) == 0 {
+			return nil, invalid(fmt.Sprintf("tools.%d.custom.input_schema: Field required", i))
+		}
+		var schema map[string]any
+		if json.Unmarshal(t.InputSchema, &schema) != nil || schema == nil {
+			return nil, invalid(fmt.Sprintf("tools.%d.custom.input_schema: Input should be a valid dictionary", i))
+		}
+		if schema["type"] != "object" {
+			return nil, invalid(fmt.Sprintf("tools.%d.custom.input_schema.type: Input should be 'object'", i))
+		}
+		o.tools = append(o.tools, llms.Tool{Type: "function", Function: &llms.FunctionDefinition{
+			Name: t.Name, Description: t.Description, Parameters: schema}})
+	}
+	if c := r.ToolChoice; c != nil {
+		if len(r.Tools) == 0 {
+			return nil, invalid("tool_choice: tool_choice may only be specified while providing tools")
+		}
+		switch c.Type {
+		case "auto", "none":
+			o.toolChoice = c.Type
+		case "any":
+			o.toolChoice = "required"
+		case "tool":
+			if !slices.ContainsFunc(r.Tools, func(t anTool) bool { return t.Name == c.Name }) {
+				return nil, invalid(fmt.Sprintf("tool_choice.tool.name: no tool named %q among the tools", c.Name))
+			}
+			o.toolChoice = llms.ToolChoice{Type: "function", Function: &llms.FunctionReference{Name: c.Name}}
+		default:
+			return nil, invalid(fmt.Sprintf("tool_choice.type: Input should be 'auto', 'any', 'tool' or 'none', got %q", c.Type))
+		}
+	}
+	return o, nil
+}
+
+// anthropicSystem reads the system prompt: absent, a string, or text blocks.
+func anthropicSystem(raw json.RawMessage) (string, *apiError) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, jsonNull) {
+		return "", nil
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, nil
+	}
+	var blocks []anBlock
+	if json.Unmarshal(raw, &blocks) != nil {
+		return "", invalid("system: Input should be a valid string or a list of text blocks")
+	}
+	texts := make([]string, len(blocks))
+	for i, b := range blocks {
+		if b.Type != "text" || b.Text == nil {
+			return "", invalid(fmt.Sprintf("system.%d: Input should be a text block", i))
+		}
+		if e := checkText(*b.Text, "system"); e != nil {
+			return "", e
+		}
+		texts[i] = *b.Text
+	}
+	return strings.Join(texts, "\n"), nil
+}
+
+func checkText(text, where string) *apiError {
+	switch {
+	case text == "":
+		return invalid(where + ": text content blocks must be non-empty")
+	case strings.TrimSpace(text) == "":
+		return invalid(where + ": text content blocks must contain non-whitespace text")
+	}
+	return nil
+}
+
+// anthropicTurns parses and checks each message, then merges consecutive messages of the
+// same role and checks the conversation.
+func anthropicTurns(msgs []anMessage) ([]anTurn, *apiError) {
+	var turns []anTurn
+	for i, m := range msgs {
+		if m.Role != "user" && m.Role != "assistant" {
+			return nil, invalid(fmt.Sprintf("messages.%d.role: Input should be 'user' or 'assistant', got %q", i, m.Role))
+		}
+		blocks, e := anthropicBlocks(m, i)
+		if e != nil {
+			return nil, e
+		}
+		if len(blocks) == 0 && !(i == len(msgs)-1 && m.Role == "assistant") {
+			return nil, invalid(fmt.Sprintf("messages.%d: all messages must have non-empty content except for the optional final assistant message", i))
+		}
+		if n := len(turns); n > 0 && turns[n-1].role == m.Role {
+			turns[n-1].blocks = append(turns[n-1].blocks, blocks...)
+			continue
+		}
+		turns = append(turns, anTurn{role: m.Role, blocks: blocks})
+	}
+	if turns[0].role != "user" {
+		return nil, invalid(`messages: first message must use the "user" role`)
+	}
+	for i, t := range turns {
+		if e := checkToolPairs(turns, i, t); e != nil {
+			return nil, e
+		}
+	}
+	return turns, nil
+}
+
+// checkToolPairs checks that the tool_use blocks of an assistant turn are all answered in
+// the next turn, and that the tool_result blocks of a user turn answer the turn before.
+func checkToolPairs(turns []anTurn, i int, t anTurn) *apiError {
+	if t.role == "assistant" {
+		answered := map[string]bool{}
+		if i+1 < len(turns) {
+			for _, b := range turns[i+1].blocks {
+				if b.Type == "tool_result" {
+					answered[b.ToolUseID] = true
+				}
+			}
+		}
+		var missing []string
+		for _, b := range t.blocks {
+			if b.Type == "tool_use" && !answered[b.ID] {
+				missing = append(missing, b.ID)
+			}
+		}
+		if len(missing) > 0 {
+			return invalid(fmt.Sprintf("messages.%d: `tool_use` ids were found without `tool_result` blocks immediately after: %s. "+
+				"Each `tool_use` block must have a corresponding `tool_result` block in the next message.", i, strings.Join(missing, ", ")))
+		}
+		return nil
+	}
+	asked := map[string]bool{}
+	if i > 0 {
+		for _, b := range turns[i-1].blocks {
+			if b.Type == "tool_use" {
+				asked[b.ID] = true
+			}
+		}
+	}
+	for j, b := range t.blocks {
+		if b.Type == "tool_result" && !asked[b.ToolUseID] {
+			return invalid(fmt.Sprintf("messages.%d.content.%d: unexpected `tool_use_id` found in `tool_result` blocks: %s. "+
+				"Each `tool_result` block must have a corresponding `tool_use` block in the previous message.", i, j, b.ToolUseID))
+		}
+	}
+	return nil
+}
+
+// anthropicBlocks parses and checks the content of message i: a string (no block when
+// empty) or an array of blocks.
+func anthropicBlocks(m anMessage, i int) ([]anBlock, *apiError) {
+	raw := bytes.TrimSpace(m.Content)
+	if len(raw) == 0 || bytes.Equal(raw, jsonNull) {
+		return nil, invalid(fmt.Sprintf("messages.%d.content: Field required", i))
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		if s == "" {
+			return nil, nil
+		}
+		if e := checkText(s, "messages"); e != nil {
+			return nil, e
+		}
+		return []anBlock{{Type: "text", Text: &s}}, nil
+	}
+	var blocks []anBlock
+	if err := json.Unmarshal(raw, &blocks); err != nil {
+		return nil, invalid(fmt.Sprintf("messages.%d.content: Input should be a valid string or a list of content blocks (%v)", i, err))
+	}
+	for j, b := range blocks {
+		if e := checkBlock(b, m.Role, fmt.Sprintf("messages.%d.content.%d", i, j)); e != nil {
+			return nil, e
+		}
+	}
+	return blocks, nil
+}
+
+func checkBlock(b anBlock, role, where string) *apiError {
+	switch b.Type {
+	case "text":
+		if b.Text == nil {
+			return invalid(where + ".text: Field required")
+		}
+		return checkText(*b.Text, "messages")
+	case "image":
+		if role != "user" || b.Source == nil {
+			return invalid(where + ": an image block needs a source and can only be in a user message")
+		}
+	case "tool_use":
+		if role != "assistant" {
+			return invalid(where + ": tool_use blocks can only be in assistant messages")
+		}
+		if b.ID == "" || b.Name == "" {
+			return invalid(where + ".tool_use: id and name are required")
+		}
+		var input map[string]json.RawMessage
+		if json.Unmarshal(b.Input, &input) != nil || input == nil {
+			return invalid(where + ".tool_use.input: Input should be a valid dictionary")
+		}
+	case "tool_result":
+		if role != "user" {
+			return invalid(where + ": tool_result blocks can only be in user messages")
+		}
+		if b.ToolUseID == "" {
+			return invalid(where + ".tool_result.tool_use_id: Field required")
+		}
+		if _, e := toolResultText(b, where); e != nil {
+			return e
+		}
+	default:
+		return invalid(fmt.Sprintf("%s.type: unsupported content block type %q; this fake accepts text, image, tool_use and tool_result", where, b.Type))
+	}
+	return nil
+}
+
+// toolResultText is the text of a tool_result block's content: absent, a string, or text
+// (and image) blocks, whose texts it joins.
+func toolResultText(b anBlock, where string) (string, *apiError) {
+	raw := bytes.TrimSpace(b.Content)
+	if len(raw) == 0 || bytes.Equal(raw, jsonNull) {
+		return "", nil
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, nil
+	}
+	var blocks []anBlock
+	if json.Unmarshal(raw, &blocks) != nil {
+		return "", invalid(where + ".tool_result.content: Input should be a valid string or a list of text or image blocks")
+	}
+	var text strings.Builder
+	for k, c := range blocks {
+		switch c.Type {
+		case "text":
+			if c.Text == nil {
+				return "", invalid(fmt.Sprintf("%s.tool_result.content.%d.text: Field required", where, k))
+			}
+			if e := checkText(*c.Text, "messages"); e != nil {
+				return "", e
+			}
+			text.WriteString(*c.Text)
+		case "image":
+		default:
+			return "", invalid(fmt.Sprintf("%s.tool_result.content.%d.type: Input should be 'text' or 'image', got %q", where, k, c.Type))
+		}
+	}
+	return text.String(), nil
+}
+
+// anthropicMessages converts the checked turns for the model.
+func anthropicMessages(system string, turns []anTurn) ([]llms.MessageContent, *apiError) {
+	var msgs []llms.MessageContent
+	if system != "" {
+		msgs = append(msgs, llms.TextParts(llms.ChatMessageTypeSystem, system))
+	}
+	names := map[string]string{} // tool_use ID -> name, of the turn before
+	for _, t := range turns {
+		if t.role == "assistant" {
+			clear(names)
+			var parts []llms.ContentPart
+			for _, b := range t.blocks {
+				switch b.Type {
+				case "text":
+					parts = append(parts, llms.TextContent{Text: *b.Text})
+				case "tool_use":
+					var args bytes.Buffer
+					_ = json.Compact(&args, b.Input) // checked: a JSON object
+					parts = append(parts, llms.ToolCall{ID: b.ID, Type: "function",
+						FunctionCall: &llms.FunctionCall{Name: b.Name, Arguments: args.String()}})
+					names[b.ID] = b.Name
+				}
+			}
+			msgs = append(msgs, llms.MessageContent{Role: llms.ChatMessageTypeAI, Parts: parts})
+			continue
+		}
+		// A user turn: a Tool message per tool_result, the other blocks in human messages
+		// between them, in order.
+		var human []llms.ContentPart
+		flush := func() {
+			if len(human) > 0 {
+				msgs = append(msgs, llms.MessageContent{Role: llms.ChatMessageTypeHuman, Parts: human})
+				human = nil
+			}
+		}
+		for _, b := range t.blocks {
+			switch b.Type {
+			case "text":
+				human = append(human, llms.TextContent{Text: *b.Text})
+			case "image":
+				part, e := anthropicImage(b)
+				if e != nil {
+					return nil, e
+				}
+				human = append(human, part)
+			case "tool_result":
+				flush()
+				text, _ := toolResultText(b, "") // checked
+				msgs = append(msgs, llms.MessageContent{Role: llms.ChatMessageTypeTool, Parts: []llms.ContentPart{
+					llms.ToolCallResponse{ToolCallID: b.ToolUseID, Name: names[b.ToolUseID], Content: text}}})
+			}
+		}
+		flush()
+	}
+	return msgs, nil
+}
+
+func anthropicImage(b anBlock) (llms.ContentPart, *apiError) {
+	switch b.Source.Type {
+	case "base64":
+		data, err := base64.StdEncoding.DecodeString(b.Source.Data)
+		if err != nil {
+			return nil, invalid("image source: the data is not valid base64: " + err.Error())
+		}
+		return llms.BinaryContent{MIMEType: b.Source.MediaType, Data: data}, nil
+	case "url":
+		return llms.ImageURLContent{URL: b.Source.URL}, nil
+	}
+	return nil, invalid(fmt.Sprintf("image source: Input should be 'base64' or 'url', got %q", b.Source.Type))
+}
+
+// render builds the one message the API answers with.
+func (a *anthropicAPI) render(model string, resp *llms.ContentResponse) (*anResponse, *apiError) {
+	out := &anResponse{ID: fmt.Sprintf("msg_llmtest%d", a.ids.Add(1)), Type: "message", Role: "assistant",
+		Model: model, Content: []anOutBlock{}}
+	var text strings.Builder
+	for _, c := range resp.Choices {
+		text.WriteString(c.Content)
+	}
+	if text.Len() > 0 {
+		s := text.String()
+		out.Content = append(out.Content, anOutBlock{Type: "text", Text: &s})
+	}
+	calls := 0
+	for _, c := range resp.Choices {
+		for _, call := range c.ToolCalls {
+			block, e := a.toolUse(call)
+			if e != nil {
+				return nil, e
+			}
+			out.Content = append(out.Content, block)
+			calls++
+		}
+	}
+	first := resp.Choices[0]
+	stop := stopReason(first.StopReason, calls > 0)
+	out.StopReason = &stop
+	t := readTokens(first.GenerationInfo)
+	out.Usage = anUsage{InputTokens: max(t.prompt-t.cacheRead-t.cacheWrite, 0), CacheReadInputTokens: t.cacheRead,
+		CacheCreationInputTokens: t.cacheWrite, OutputTokens: t.completion}
+	return out, nil
+}
+
+func (a *anthropicAPI) toolUse(call llms.ToolCall) (anOutBlock, *apiError) {
+	var name, args string
+	if call.FunctionCall != nil {
+		name, args = call.FunctionCall.Name, call.FunctionCall.Arguments
+	}
+	if strings.TrimSpace(args) == "" {
+		args = "{}"
+	}
+	var input map[string]json.RawMessage
+	var compact bytes.Buffer
+	if json.Unmarshal([]byte(args), &input) != nil || input == nil || json.Compact(&compact, []byte(args)) != nil {
+		return anOutBlock{}, &apiError{status: http.StatusInternalServerError, message: fmt.Sprintf(
+			"llmtest: the model's call of %q has arguments that are not a JSON object (%q), which the Anthropic API cannot send: give the call an object", name, args)}
+	}
+	id := call.ID
+	switch {
+	case id == "":
+		id = fmt.Sprintf("toolu_llmtest%d", a.ids.Add(1))
+	case !strings.HasPrefix(id, "toolu_"):
+		id = "toolu_" + id
+	}
+	return anOutBlock{Type: "tool_use", ID: id, Name: name, Input: compact.Bytes()}, nil
+}
+
+// stopReason is the API's stop reason for a model's.
+func stopReason(reason string, calls bool) string {
+	switch reason {
+	case "", "stop":
+		if calls {
+			return "tool_use"
+		}
+		return "end_turn"
+	case "tool_calls":
+		return "tool_use"
+	case "length":
+		return "max_tokens"
+	}
+	return reason
+}
+
+// streamAnthropic sends out as the API streams it: message_start, then for each block its
+// start, deltas and stop, then message_delta with the stop reason and message_stop.
+func streamAnthropic(w http.ResponseWriter, out *anResponse) {
+	const size = 16 // bytes of text or arguments per delta
+	s := startSSE(w)
+	send := func(v map[string]any) { s.send(v["type"].(string), mustJSON(v)) }
+
+	start := *out
+	start.Content = []anOutBlock{}
+	start.StopReason = nil
+	start.Usage.OutputTokens = 1
+	send(map[string]any{"type": "message_start", "message": &start})
+	for i, b := range out.Content {
+		var deltas []map[string]any
+		switch b.Type {
+		case "text":
+			empty := ""
+			send(map[string]any{"type": "content_block_start", "index": i, "content_block": anOutBlock{Type: "text", Text: &empty}})
+			for _, p := range pieces(*b.Text, size) {
+				deltas = append(deltas, map[string]any{"type": "text_delta", "text": p})
+			}
+		case "tool_use":
+			send(map[string]any{"type": "content_block_start", "index": i,
+				"content_block": anOutBlock{Type: "tool_use", ID: b.ID, Name: b.Name, Input: json.RawMessage("{}")}})
+			for _, p := range pieces(string(b.Input), size) {
+				deltas = append(deltas, map[string]any{"type": "input_json_delta", "partial_json": p})
+			}
+		}
+		for _, d := range deltas {
+			send(map[string]any{"type": "content_block_delta", "index": i, "delta": d})
+		}
+		send(map[string]any{"type": "content_block_stop", "index": i})
+	}
+	send(map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": out.StopReason, "stop_sequence": nil},
+		"usage": map[string]any{"output_tokens": out.Usage.OutputTokens}})
+	send(map[string]any{"type": "message_stop"})
+}

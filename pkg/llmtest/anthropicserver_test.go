@@ -1,0 +1,323 @@
+package llmtest_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/cadrehq/cadre/pkg/llmtest"
+	"github.com/cadrehq/cadre/pkg/usage"
+	"github.com/google/go-cmp/cmp"
+	"github.com/tmc/langchaingo/llms"
+)
+
+func TestAnthropicServerText(t *testing.T) {
+	t.Parallel()
+	m := llmtest.NewScripted(llmtest.Reply{Text: "Hello there.",
+		Usage: usage.Usage{InputTokens: 1200, OutputTokens: 300, CacheReadTokens: 1000}})
+	s := llmtest.NewAnthropicServer(m)
+	defer s.Close()
+	msgs := []llms.MessageContent{
+		llms.TextParts(llms.ChatMessageTypeSystem, "Be brief."),
+		llms.TextParts(llms.ChatMessageTypeHuman, "Hi"),
+	}
+
+	resp, err := anthropicClient(t, s, "k").GenerateContent(context.Background(), msgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Choices) != 1 {
+		t.Fatalf("got %d choices, want 1 (one text block)", len(resp.Choices))
+	}
+	c := resp.Choices[0]
+	if c.Content != "Hello there." || c.StopReason != "end_turn" {
+		t.Errorf("got %q, stop %q; want %q, %q", c.Content, c.StopReason, "Hello there.", "end_turn")
+	}
+	// The API's input_tokens do not count cache reads.
+	for key, want := range map[string]int{"InputTokens": 200, "OutputTokens": 300,
+		"CacheReadInputTokens": 1000, "CacheCreationInputTokens": 0} {
+		if got := c.GenerationInfo[key]; got != want {
+			t.Errorf("GenerationInfo[%s] = %v, want %d", key, got, want)
+		}
+	}
+
+	req := m.Requests()[0]
+	if diff := cmp.Diff(msgs, req.Messages); diff != "" {
+		t.Errorf("the model's messages (-sent +got):\n%s", diff)
+	}
+	if req.Options.Model != "claude-test" || req.Options.MaxTokens != 2048 {
+		t.Errorf("the model's options: model %q, max tokens %d; want %q and the client's default 2048",
+			req.Options.Model, req.Options.MaxTokens, "claude-test")
+	}
+}
+
+func TestAnthropicServerToolRoundTrip(t *testing.T) {
+	t.Parallel()
+	m := llmtest.NewScripted(
+		llmtest.Reply{Text: "Let me look.", ToolCalls: []llms.ToolCall{
+			llmtest.Call("weather", `{"city":"Oslo"}`), llmtest.Call("weather", `{"city": "Bergen"}`)}},
+		llmtest.Text("Sunny in both."),
+	)
+	s := llmtest.NewAnthropicServer(m)
+	defer s.Close()
+	llm := anthropicClient(t, s, "k")
+	ctx := context.Background()
+	tools := llms.WithTools([]llms.Tool{weatherTool})
+	msgs := human("Weather in Oslo and Bergen?")
+
+	resp, err := llm.GenerateContent(ctx, msgs, tools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The client makes a choice of each content block.
+	if len(resp.Choices) != 3 || resp.Choices[0].Content != "Let me look." {
+		t.Fatalf("got %d choices, the first %q; want the text and two tool calls", len(resp.Choices), resp.Choices[0].Content)
+	}
+	call1, call2 := resp.Choices[1].ToolCalls[0], resp.Choices[2].ToolCalls[0]
+	if call1.ID != "toolu_call_1" || call2.ID != "toolu_call_2" || call2.FunctionCall.Arguments != `{"city":"Bergen"}` ||
+		resp.Choices[1].StopReason != "tool_use" {
+		t.Fatalf("tool calls %+v %+v, stop %q", call1, call2, resp.Choices[1].StopReason)
+	}
+
+	// The client sends one part per message: the server merges the same-role messages.
+	msgs = append(msgs,
+		llms.TextParts(llms.ChatMessageTypeAI, "Let me look."),
+		llms.MessageContent{Role: llms.ChatMessageTypeAI, Parts: []llms.ContentPart{call1}},
+		llms.MessageContent{Role: llms.ChatMessageTypeAI, Parts: []llms.ContentPart{call2}},
+		toolResult(call1.ID, "weather", "sunny"),
+		toolResult(call2.ID, "weather", "sunny too"),
+	)
+	resp, err = llm.GenerateContent(ctx, msgs, tools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := resp.Choices[0].Content; got != "Sunny in both." {
+		t.Errorf("answer = %q", got)
+	}
+	want := []llms.MessageContent{
+		msgs[0],
+		{Role: llms.ChatMessageTypeAI, Parts: []llms.ContentPart{
+			llms.TextContent{Text: "Let me look."},
+			llms.ToolCall{ID: "toolu_call_1", Type: "function", FunctionCall: &llms.FunctionCall{Name: "weather", Arguments: `{"city":"Oslo"}`}},
+			llms.ToolCall{ID: "toolu_call_2", Type: "function", FunctionCall: &llms.FunctionCall{Name: "weather", Arguments: `{"city":"Bergen"}`}},
+		}},
+		toolResult("toolu_call_1", "weather", "sunny"),
+		toolResult("toolu_call_2", "weather", "sunny too"),
+	}
+	if diff := cmp.Diff(want, m.Requests()[1].Messages); diff != "" {
+		t.Errorf("the model's second request (-want +got):\n%s", diff)
+	}
+	if got := m.Requests()[1].Options.Tools; len(got) != 1 || !cmp.Equal(got[0].Function.Parameters, weatherTool.Function.Parameters) {
+		t.Errorf("the model was offered %+v, want the weather tool", got)
+	}
+}
+
+func TestAnthropicServerMergesSameRole(t *testing.T) {
+	t.Parallel()
+	m := llmtest.NewScripted(llmtest.Text("ok"))
+	s := llmtest.NewAnthropicServer(m)
+	defer s.Close()
+	msgs := []llms.MessageContent{
+		llms.TextParts(llms.ChatMessageTypeHuman, "first"),
+		llms.TextParts(llms.ChatMessageTypeHuman, "second"),
+	}
+	if _, err := anthropicClient(t, s, "k").GenerateContent(context.Background(), msgs); err != nil {
+		t.Fatal(err)
+	}
+	want := []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeHuman, "first", "second")}
+	if diff := cmp.Diff(want, m.Requests()[0].Messages); diff != "" {
+		t.Errorf("the model's messages (-want +got):\n%s", diff)
+	}
+}
+
+func TestAnthropicServerStreaming(t *testing.T) {
+	t.Parallel()
+	const text = "A fairly long answer, which the server cuts into several deltas."
+	m := llmtest.NewScripted(
+		llmtest.Reply{Text: text, Usage: usage.Usage{InputTokens: 7, OutputTokens: 12}},
+		llmtest.Calls(llmtest.Call("weather", `{"city":"Oslo","days":3,"unit":"celsius"}`)),
+	)
+	s := llmtest.NewAnthropicServer(m)
+	defer s.Close()
+	llm := anthropicClient(t, s, "k")
+	var chunks []string
+	stream := llms.WithStreamingFunc(func(_ context.Context, chunk []byte) error {
+		chunks = append(chunks, string(chunk))
+		return nil
+	})
+
+	resp, err := llm.GenerateContent(context.Background(), human("hi"), stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(chunks, ""); got != text || len(chunks) < 3 {
+		t.Errorf("streamed %d chunks making %q, want several making %q", len(chunks), got, text)
+	}
+	c := resp.Choices[0]
+	if c.Content != text || c.StopReason != "end_turn" || c.GenerationInfo["InputTokens"] != 7 || c.GenerationInfo["OutputTokens"] != 12 {
+		t.Errorf("got %q, stop %q, usage %v", c.Content, c.StopReason, c.GenerationInfo)
+	}
+
+	resp, err = llm.GenerateContent(context.Background(), human("hi"), stream, llms.WithTools([]llms.Tool{weatherTool}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []llms.ToolCall{{ID: "toolu_call_1",
+		FunctionCall: &llms.FunctionCall{Name: "weather", Arguments: `{"city":"Oslo","days":3,"unit":"celsius"}`}}}
+	if diff := cmp.Diff(want, resp.Choices[0].ToolCalls); diff != "" || resp.Choices[0].StopReason != "tool_use" {
+		t.Errorf("stop %q, streamed tool calls (-want +got):\n%s", resp.Choices[0].StopReason, diff)
+	}
+}
+
+// TestAnthropicServerRejects sends raw requests that the real API rejects.
+func TestAnthropicServerRejects(t *testing.T) {
+	t.Parallel()
+	const (
+		user    = `{"role":"user","content":"hi"}`
+		useA    = `{"role":"assistant","content":[{"type":"tool_use","id":"toolu_a","name":"f","input":{}}]}`
+		useB    = `{"role":"assistant","content":[{"type":"tool_use","id":"toolu_b","name":"f","input":{}}]}`
+		resultA = `{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_a","content":"ok"}]}`
+		tool    = `{"name":"f","input_schema":{"type":"object"}}`
+	)
+	req := func(ms ...string) string {
+		return `{"model":"m","max_tokens":10,"messages":[` + strings.Join(ms, ",") + `]}`
+	}
+	withTool := func(t string) string {
+		return `{"model":"m","max_tokens":10,"tools":[` + t + `],"messages":[` + user + `]}`
+	}
+	for _, c := range []struct {
+		name, body, want string
+	}{
+		{"no model", `{"max_tokens":10,"messages":[` + user + `]}`, "model: Field required"},
+		{"no max_tokens", `{"model":"m","messages":[` + user + `]}`, "max_tokens: Field required"},
+		{"no messages", req(), "messages: at least one message is required"},
+		{"first message from the assistant", req(`{"role":"assistant","content":"hi"}`, user),
+			`messages: first message must use the "user" role`},
+		{"system role in messages", req(`{"role":"system","content":"hi"}`), "messages.0.role: Input should be 'user' or 'assistant'"},
+		{"tool_use not answered in the next message", req(user, useA, user),
+			"messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_a. " +
+				"Each `tool_use` block must have a corresponding `tool_result` block in the next message."},
+		{"tool_use not answered at the end", req(user, useA), "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_a"},
+		{"merged tool_use blocks answered in part", req(user, useA, useB, resultA),
+			"messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_b"},
+		{"tool_result of an unknown id", req(user, useA, resultA, `{"role":"assistant","content":"so"}`,
+			`{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_9","content":"ok"}]}`),
+			"messages.4.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_9. " +
+				"Each `tool_result` block must have a corresponding `tool_use` block in the previous message."},
+		{"empty text block", req(`{"role":"user","content":[{"type":"text","text":""}]}`), "text content blocks must be non-empty"},
+		{"blank text block", req(`{"role":"user","content":[{"type":"text","text":" \n"}]}`), "text content blocks must contain non-whitespace text"},
+		{"empty content", req(`{"role":"user","content":""}`), "messages.0: all messages must have non-empty content"},
+		{"tool_use input a string", req(user, `{"role":"assistant","content":[{"type":"tool_use","id":"toolu_a","name":"f","input":"{}"}]}`, resultA),
+			"messages.1.content.0.tool_use.input: Input should be a valid dictionary"},
+		{"tool_use input an array", req(user, `{"role":"assistant","content":[{"type":"tool_use","id":"toolu_a","name":"f","input":[1]}]}`, resultA),
+			"Input should be a valid dictionary"},
+		{"input_schema not an object", withTool(`{"name":"f","input_schema":{"type":"string"}}`),
+			"tools.0.custom.input_schema.type: Input should be 'object'"},
+		{"no input_schema", withTool(`{"name":"f"}`), "tools.0.custom.input_schema: Field required"},
+		{"tool name with a space", withTool(`{"name":"get weather","input_schema":{"type":"object"}}`),
+			"tools.0.custom.name: String should match pattern"},
+		{"tool choice of an unknown tool", `{"model":"m","max_tokens":10,"tools":[` + tool + `],"tool_choice":{"type":"tool","name":"g"},"messages":[` + user + `]}`,
+			`no tool named "g"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			m := llmtest.NewScripted(llmtest.Text("never"))
+			s := llmtest.NewAnthropicServer(m)
+			defer s.Close()
+			status, _, body := rawPost(t, s, "/v1/messages", providers[1].validHeaders("k"), c.body)
+			if status != http.StatusBadRequest {
+				t.Errorf("status %d, want 400: %s", status, body)
+			}
+			if msg := providers[1].decodeError(t, body); !strings.Contains(msg, c.want) {
+				t.Errorf("message %q does not contain %q", msg, c.want)
+			}
+			if n := len(m.Requests()); n != 0 {
+				t.Errorf("the model got %d requests, want 0", n)
+			}
+		})
+	}
+}
+
+func TestAnthropicServerVersionHeader(t *testing.T) {
+	t.Parallel()
+	s := llmtest.NewAnthropicServer(llmtest.NewScripted(llmtest.Text("never")))
+	defer s.Close()
+	headers := providers[1].validHeaders("k")
+	delete(headers, "anthropic-version")
+	status, _, body := rawPost(t, s, "/v1/messages", headers, providers[1].body)
+	if msg := providers[1].decodeError(t, body); status != http.StatusBadRequest || !strings.Contains(msg, "anthropic-version") {
+		t.Errorf("without anthropic-version: status %d, message %q; want a 400 naming the header", status, msg)
+	}
+}
+
+// TestAnthropicServerAcceptsMergedResults checks that tool results in consecutive user
+// messages, as the client sends them, answer the assistant message before them.
+func TestAnthropicServerAcceptsMergedResults(t *testing.T) {
+	t.Parallel()
+	m := llmtest.NewScripted(llmtest.Text("done"))
+	s := llmtest.NewAnthropicServer(m)
+	defer s.Close()
+	body := `{"model":"m","max_tokens":10,"messages":[{"role":"user","content":"hi"},
+		{"role":"assistant","content":[{"type":"text","text":"Looking."},{"type":"tool_use","id":"toolu_a","name":"f","input":{"x":1}}]},
+		{"role":"assistant","content":[{"type":"tool_use","id":"toolu_b","name":"g","input":{}}]},
+		{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_a","content":[{"type":"text","text":"A"}]}]},
+		{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_b","content":"B"},{"type":"text","text":"Go on."}]}]}`
+	status, _, resp := rawPost(t, s, "/v1/messages", providers[1].validHeaders("k"), body)
+	if status != http.StatusOK {
+		t.Fatalf("status %d: %s", status, resp)
+	}
+	want := []llms.MessageContent{
+		llms.TextParts(llms.ChatMessageTypeHuman, "hi"),
+		{Role: llms.ChatMessageTypeAI, Parts: []llms.ContentPart{
+			llms.TextContent{Text: "Looking."},
+			llms.ToolCall{ID: "toolu_a", Type: "function", FunctionCall: &llms.FunctionCall{Name: "f", Arguments: `{"x":1}`}},
+			llms.ToolCall{ID: "toolu_b", Type: "function", FunctionCall: &llms.FunctionCall{Name: "g", Arguments: `{}`}},
+		}},
+		toolResult("toolu_a", "f", "A"),
+		toolResult("toolu_b", "g", "B"),
+		{Role: llms.ChatMessageTypeHuman, Parts: []llms.ContentPart{llms.TextContent{Text: "Go on."}}},
+	}
+	if diff := cmp.Diff(want, m.Requests()[0].Messages); diff != "" {
+		t.Errorf("the model's messages (-want +got):\n%s", diff)
+	}
+}
+
+// TestAnthropicServerRejectsClientMistakes provokes rejections through the client.
+func TestAnthropicServerRejectsClientMistakes(t *testing.T) {
+	t.Parallel()
+	call := llms.ToolCall{ID: "toolu_1", FunctionCall: &llms.FunctionCall{Name: "weather", Arguments: "{}"}}
+	for _, c := range []struct {
+		name string
+		msgs []llms.MessageContent
+		want string
+	}{
+		{"call not answered", append(human("hi"),
+			llms.MessageContent{Role: llms.ChatMessageTypeAI, Parts: []llms.ContentPart{call}},
+			llms.TextParts(llms.ChatMessageTypeHuman, "and?")),
+			"messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_1"},
+		{"result of an unknown call", append(human("hi"), toolResult("toolu_9", "weather", "sunny")),
+			"unexpected `tool_use_id` found in `tool_result` blocks: toolu_9"},
+		{"empty text", human(""), "text content blocks must be non-empty"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			s := llmtest.NewAnthropicServer(llmtest.NewScripted(llmtest.Text("never")))
+			defer s.Close()
+			_, err := anthropicClient(t, s, "k").GenerateContent(context.Background(), c.msgs)
+			if err == nil || !strings.Contains(err.Error(), "400") || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error = %v, want a 400 saying %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestAnthropicServerArgumentsNotAnObject(t *testing.T) {
+	t.Parallel()
+	s := llmtest.NewAnthropicServer(llmtest.NewScripted(llmtest.Calls(llmtest.Call("weather", "Oslo"))))
+	defer s.Close()
+	_, err := anthropicClient(t, s, "k").GenerateContent(context.Background(), human("hi"))
+	if err == nil || !strings.Contains(err.Error(), "500") || !strings.Contains(err.Error(), "not a JSON object") {
+		t.Errorf("error = %v, want a 500 saying the arguments are not a JSON object", err)
+	}
+}

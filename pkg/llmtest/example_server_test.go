@@ -1,0 +1,39 @@
+package llmtest_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/cadrehq/cadre/pkg/llmtest"
+	"github.com/tmc/langchaingo/llms/openai"
+)
+
+func ExampleNewOpenAIServer() {
+	// langchaingo's real OpenAI client, talking to a fake API on 127.0.0.1.
+	m := llmtest.NewScripted(llmtest.Text("Hello from the fake."), llmtest.Text("Hello again."))
+	s := llmtest.NewOpenAIServer(m)
+	defer s.Close()
+	llm, err := openai.New(openai.WithBaseURL(s.URL()+"/v1"), openai.WithToken("test-key"),
+		openai.WithModel("gpt-test"), openai.WithHTTPClient(s.Client()))
+	if err != nil {
+		panic(err)
+	}
+	ctx := context.Background()
+
+	answer, err := llm.Call(ctx, "Hi")
+	fmt.Println(answer, err)
+
+	// The next request is refused, as when the provider is busy.
+	s.Fault(llmtest.Fault{Status: 429, RetryAfter: "1", Message: "Rate limit reached."})
+	_, err = llm.Call(ctx, "Hi")
+	fmt.Println(err)
+
+	answer, err = llm.Call(ctx, "Hi")
+	fmt.Println(answer, err)
+	fmt.Println(s.Attempts(), "HTTP requests,", len(m.Requests()), "reached the model")
+	// Output:
+	// Hello from the fake. <nil>
+	// API returned unexpected status code: 429: Rate limit reached.
+	// Hello again. <nil>
+	// 3 HTTP requests, 2 reached the model
+}
