@@ -88,7 +88,13 @@ func (r *run[O]) parse(ctx context.Context, text string) error {
 
 // parseFinal takes the arguments of a final_result call into the run's Result.
 func (r *run[O]) parseFinal(ctx context.Context, args string) error {
-	if err := r.p.out.final.Validate([]byte(args)); err != nil {
+	final := r.p.out.final
+	if r.strict {
+		// In the strict form every property is required and optional ones are nullable: the
+		// model writes null for what it leaves out.
+		final = final.StrictSchema()
+	}
+	if err := final.Validate([]byte(args)); err != nil {
 		return err
 	}
 	return r.takeFinal(ctx, args)

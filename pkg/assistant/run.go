@@ -23,6 +23,7 @@ type run[O any] struct {
 	msgs     []llms.MessageContent
 	first    int  // index of the user's turn in msgs
 	sent     bool // a request was sent: errors come with the Result so far
+	strict   bool // the model that answered last was sent final_result's strict schema
 	failures []error
 	raw      string // the last answer that could not be used
 	start    time.Time
@@ -139,7 +140,7 @@ func (r *run[O]) generate(ctx context.Context) (model.Reply, *model.Model, error
 		var reply model.Reply
 		reply, err = m.Generate(ctx, r.msgs, opts...)
 		if err == nil {
-			r.res.Model = m.Name
+			r.res.Model, r.strict = m.Name, m.StrictTools
 			r.state.account.Record(m.Name, reply.Usage)
 			if r.state.handler != nil {
 				r.emit(ctx, callback.Event{Kind: callback.ModelResponse, Model: m.Name, Duration: time.Since(start), Usage: reply.Usage})

@@ -4,7 +4,10 @@
 // A [Schema] holds a document, its strict form and a compiled validator. [For] and [Of] make one
 // from a Go type with invopop/jsonschema, once per type; [Compile] makes one from a document
 // given as JSON, such as an MCP server's tool input schema. Validation is done by
-// santhosh-tekuri/jsonschema/v6, compiled once per Schema.
+// santhosh-tekuri/jsonschema/v6, compiled once per Schema. For the documents tool APIs use,
+// a checker compiled beside it first reads the data once, in place, without allocating: when it
+// finds the data valid, Validate returns at once; otherwise v6 decides and words the errors, so
+// the answers are always v6's. [Schema.StrictSchema] validates against the strict form.
 //
 // Documents made from Go types suit tool APIs: they carry no "$schema" and no "$id", and they
 // are inlined (no "$ref", no "$defs"), except that the types on a cycle of a recursive type

@@ -42,3 +42,21 @@ func ExampleCompile() {
 	// path: got number, want string
 	// (root): not JSON: more data after the JSON value (at byte 18); write one JSON value and nothing else
 }
+
+func ExampleSchema_StrictSchema() {
+	type Search struct {
+		Query string `json:"query"`
+		Limit int    `json:"limit,omitempty"`
+	}
+	s, err := schema.For[Search]()
+	if err != nil {
+		panic(err)
+	}
+	// A model given the strict form writes null for the optional limit.
+	answer := []byte(`{"query":"go","limit":null}`)
+	fmt.Println(s.Validate(answer))
+	fmt.Println(s.StrictSchema().Validate(answer))
+	// Output:
+	// limit: got null, want integer
+	// <nil>
+}

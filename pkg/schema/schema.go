@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -21,6 +22,10 @@ type Schema struct {
 	strict    json.RawMessage
 	object    bool
 	validator *jsonschema.Schema
+	check     *checker // the fast path of Validate; nil when the document is outside its subset
+
+	strictOnce     sync.Once
+	strictCompiled *Schema
 }
 
 // Compile compiles a schema document given as JSON, such as an MCP server's tool input schema.
@@ -63,6 +68,7 @@ func newSchema(tree any) (*Schema, error) {
 	if s.validator, err = c.Compile(resourceURL); err != nil {
 		return nil, fmt.Errorf("not a valid, self-contained JSON Schema: %w", err)
 	}
+	s.check, _ = newChecker(tree, s.validator.DraftVersion) // no checker: Validate uses v6 alone
 
 	s.strict = encodeTree(strictSchema(tree)) // the document is already encoded: tree is free
 	return s, nil
@@ -83,6 +89,27 @@ func (s *Schema) JSON() json.RawMessage { return s.doc }
 // against the strict form writes null for an optional property it leaves out. The result is
 // shared: callers must not modify it.
 func (s *Schema) Strict() json.RawMessage { return s.strict }
+
+// StrictSchema returns the strict form (see Strict) compiled, so that a caller that sent the
+// strict form to a model can validate the answer against what it sent: with strict schemas,
+// models write null for the optional properties they leave out, which Validate rejects.
+//
+// The strict form is compiled once, on the first call; StrictSchema is safe for concurrent use
+// and returns the same *Schema every time. A strict form is itself strict: its StrictSchema
+// validates as it does. The strict form of a draft-04 document may not be a valid draft-04
+// schema (draft-04 forbids the empty "required" of an object without properties); StrictSchema
+// then returns s itself. Documents from For and Of, and documents of later drafts, always have
+// a valid strict form.
+func (s *Schema) StrictSchema() *Schema {
+	s.strictOnce.Do(func() {
+		strict, err := Compile(s.strict)
+		if err != nil {
+			strict = s
+		}
+		s.strictCompiled = strict
+	})
+	return s.strictCompiled
+}
 
 // IsObject reports whether the root of the document has "type": "object", as tool APIs require
 // of a tool's arguments.

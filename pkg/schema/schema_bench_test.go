@@ -6,17 +6,29 @@ import (
 	"github.com/cadrehq/cadre/pkg/schema"
 )
 
+// benchOrder is a tool call's arguments, valid against the schema of order.
+var benchOrder = []byte(`{"customer":"ada","priority":"high","items":[{"sku":"a-1","quantity":2},` +
+	`{"sku":"b-2","quantity":1},{"sku":"c-3","quantity":5}],"note":"leave at the door"}`)
+
 // BenchmarkValidate validates a tool call's arguments, as the assistant does on every call.
 func BenchmarkValidate(b *testing.B) {
+	benchmarkValidate(b, (*schema.Schema).Validate)
+}
+
+// BenchmarkValidateFull does the work of BenchmarkValidate without the fast path: decoding the
+// data and validating it with santhosh-tekuri/jsonschema/v6, as every invalid input still does.
+func BenchmarkValidateFull(b *testing.B) {
+	benchmarkValidate(b, schema.ValidateFull)
+}
+
+func benchmarkValidate(b *testing.B, validate func(*schema.Schema, []byte) error) {
 	s, err := schema.For[order]()
 	if err != nil {
 		b.Fatal(err)
 	}
-	data := []byte(`{"customer":"ada","priority":"high","items":[{"sku":"a-1","quantity":2},` +
-		`{"sku":"b-2","quantity":1},{"sku":"c-3","quantity":5}],"note":"leave at the door"}`)
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := s.Validate(data); err != nil {
+		if err := validate(s, benchOrder); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,6 +1,7 @@
 package schema_test
 
 import (
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -106,5 +107,48 @@ func TestStrictFromType(t *testing.T) {
 	}
 	if err := s.Validate([]byte(`{"name":"a","children":[]}`)); err != nil {
 		t.Errorf("document requires an optional property: %v", err)
+	}
+}
+
+func TestStrictSchema(t *testing.T) {
+	t.Parallel()
+	s := mustFor[order](t)
+	strict := s.StrictSchema()
+	if diff := cmp.Diff(decode(t, s.Strict()), decode(t, strict.JSON())); diff != "" {
+		t.Errorf("StrictSchema().JSON() is not Strict() (-want +got):\n%s", diff)
+	}
+	answer := []byte(`{"customer":"ada","priority":"low","items":[],"note":null,"tags":null}`)
+	if err := strict.Validate(answer); err != nil {
+		t.Errorf("strict schema rejects null for optional properties: %v", err)
+	}
+	if err := s.Validate(answer); err == nil {
+		t.Error("the document accepts null for optional properties")
+	}
+	if err := strict.Validate([]byte(`{"customer":"ada","priority":"low","items":[]}`)); err == nil {
+		t.Error("strict schema accepts missing properties")
+	}
+
+	// Compiled once, whoever asks first.
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			if got := s.StrictSchema(); got != strict {
+				t.Errorf("StrictSchema() = %p, then %p", strict, got)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func TestStrictSchemaOfInvalidStrictForm(t *testing.T) {
+	t.Parallel()
+	// draft-04 forbids the empty "required" that the strict form gives an object without
+	// properties.
+	s, err := schema.Compile([]byte(`{"$schema":"http://json-schema.org/draft-04/schema#","type":"object","properties":{}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.StrictSchema(); got != s {
+		t.Errorf("StrictSchema() = %s, want the schema itself", got.JSON())
 	}
 }

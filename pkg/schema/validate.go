@@ -58,14 +58,32 @@ func (e *ValidationError) Error() string {
 // Validate checks that data is one JSON value that matches the schema. It returns nil, or a
 // *ValidationError: when data is not JSON (or is empty, or has anything but white space after
 // the value), one FieldError for the root that says so and where; otherwise one FieldError for
-// each thing the validator found wrong. "format" (date-time, email, ...) is not checked: in
-// JSON Schema 2020-12 it is an annotation.
+// each thing the validator found wrong. A number no Go number can hold, and that math/big
+// cannot read (an exponent beyond ±1,000,000), is an error at its field. "format" (date-time,
+// email, ...) is not checked: in JSON Schema 2020-12 it is an annotation (a document that
+// declares draft-07 has it checked, as that draft says).
 //
-// Validate is safe for concurrent use.
+// Validate is safe for concurrent use. When data is valid, it usually allocates nothing.
 func (s *Schema) Validate(data []byte) error {
+	// The fast path: a checker compiled from the document reads data once, in place (see
+	// check.go). It exists only for documents made of keywords it decides exactly as v6 does,
+	// and only its "valid" is taken. Data that is invalid, or that it does not decide (duplicate
+	// names, very long numbers, invalid UTF-8, deep nesting, ...), goes to the full path below,
+	// which decides and words the errors: the answer is always the full path's.
+	if s.check != nil && s.check.verdict(data) == valid {
+		return nil
+	}
+	return s.validateFull(data)
+}
+
+// validateFull decodes data and validates it with v6.
+func (s *Schema) validateFull(data []byte) error {
 	v, err := decodeInstance(data)
 	if err != nil {
 		return &ValidationError{Errors: []FieldError{{Message: err.Error()}}}
+	}
+	if bad := outOfRange(v); bad != nil {
+		return &ValidationError{Errors: bad}
 	}
 	err = s.validator.Validate(v)
 	if err == nil {
@@ -101,6 +119,55 @@ func decodeInstance(data []byte) (any, error) {
 		return nil, fmt.Errorf("not JSON: more data after the JSON value (at byte %d); write one JSON value and nothing else", skipSpace(data, end))
 	}
 	return v, nil
+}
+
+// outOfRange returns an error for each number in the instance v that math/big cannot read. v6
+// reads numbers with math/big for minimum, multipleOf and the like, and panics on those; no Go
+// number holds them either.
+func outOfRange(v any) []FieldError {
+	var out []FieldError
+	var walk func(v any, loc []string)
+	walk = func(e any, loc []string) {
+		switch e := e.(type) {
+		case json.Number:
+			if !bigReadable(string(e)) {
+				out = append(out, FieldError{Field: fieldPath(v, loc),
+					Message: "number " + string(e) + " is out of range; write a number that a float64 can hold"})
+			}
+		case []any:
+			for i, x := range e {
+				walk(x, append(loc, strconv.Itoa(i)))
+			}
+		case map[string]any:
+			for k, x := range e {
+				walk(x, append(loc, k))
+			}
+		}
+	}
+	walk(v, make([]string, 0, 8))
+	sort.Slice(out, func(i, j int) bool { return out[i].Field < out[j].Field })
+	return out
+}
+
+// bigReadable reports whether math/big's Rat.SetString reads the JSON number n. It does not
+// when n is not zero and its exponent, less the number of digits after the point, is beyond
+// ±1,000,000, nor when the exponent does not fit an int64.
+func bigReadable(n string) bool {
+	var exp int64
+	if i := strings.IndexAny(n, "eE"); i >= 0 {
+		var err error
+		if exp, err = strconv.ParseInt(n[i+1:], 10, 64); err != nil {
+			return false
+		}
+		n = n[:i]
+	}
+	if strings.Trim(n, "-0.") == "" {
+		return true // zero, whatever its exponent
+	}
+	if i := strings.IndexByte(n, '.'); i >= 0 {
+		exp -= int64(len(n) - i - 1)
+	}
+	return -1e6 <= exp && exp <= 1e6
 }
 
 // fieldErrors flattens the validator's error tree into one FieldError per leaf.

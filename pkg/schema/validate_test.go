@@ -91,6 +91,14 @@ func TestValidate(t *testing.T) {
 			want: []schema.FieldError{{Field: "", Message: "got array, want object"}},
 		},
 		{
+			name: "number beyond what math/big reads",
+			data: `{"customer":"ada","priority":"low","items":[{"sku":"a","quantity":1e1000001},{"sku":"b","quantity":-1.5E+1000002}]}`,
+			want: []schema.FieldError{
+				{Field: "items[0].quantity", Message: "number 1e1000001 is out of range; write a number that a float64 can hold"},
+				{Field: "items[1].quantity", Message: "number -1.5E+1000002 is out of range; write a number that a float64 can hold"},
+			},
+		},
+		{
 			name: "not JSON",
 			data: `{"customer": ada}`,
 			want: []schema.FieldError{{Message: "not JSON: invalid character 'a' looking for beginning of value (at byte 14)"}},

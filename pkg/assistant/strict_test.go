@@ -1,0 +1,40 @@
+package assistant_test
+
+import (
+	"testing"
+
+	"github.com/cadrehq/cadre/pkg/assistant"
+	"github.com/cadrehq/cadre/pkg/llmtest"
+	"github.com/cadrehq/cadre/pkg/model"
+	"github.com/tmc/langchaingo/llms"
+)
+
+type profile struct {
+	Name     string `json:"name"`
+	Nickname string `json:"nickname,omitempty"`
+}
+
+func TestStrictToolsSendAndAcceptTheStrictForm(t *testing.T) {
+	t.Parallel()
+	// With strict tools, optional properties are required and nullable: a model writes null.
+	m := llmtest.NewScripted(llmtest.Calls(llmtest.Call("final_result", `{"name":"Ada","nickname":null}`)))
+	strict := model.Describe("strict", m)
+	strict.StrictTools = true
+	a := assistant.New[profile]("profiler", assistant.WithModels(model.Fixed(strict)))
+	res, err := a.Run(testContext(t), assistant.Input{Prompt: "Who?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Output != (profile{Name: "Ada"}) {
+		t.Errorf("Output = %+v, want Ada without a nickname", res.Output)
+	}
+	var final *llms.FunctionDefinition
+	for _, tl := range m.Requests()[0].Options.Tools {
+		if tl.Function.Name == "final_result" {
+			final = tl.Function
+		}
+	}
+	if final == nil || !final.Strict {
+		t.Fatalf("final_result = %+v, want it sent strict", final)
+	}
+}
