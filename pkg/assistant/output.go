@@ -62,6 +62,14 @@ func (r *run[O]) parse(ctx context.Context, text string) error {
 		reflect.ValueOf(&o).Elem().SetString(text)
 		return r.accept(ctx, o, text)
 	}
+	// The common case first: the answer is the JSON value, nothing around it.
+	trimmed := strings.TrimSpace(text)
+	if whole := []byte(trimmed); out.schema.Validate(whole) == nil {
+		var o O
+		if err := json.Unmarshal(whole, &o); err == nil {
+			return r.accept(ctx, o, trimmed)
+		}
+	}
 	var first error
 	largest := -1
 	for data := range jsonCandidates(text) {

@@ -119,8 +119,8 @@ func (n *node) requestLimit() *LimitError {
 
 func (n *node) record(agent, model string, u Usage) {
 	n.total = n.total.Add(u)
-	n.agents = n.agents.add(agent, u)
-	n.models = n.models.add(model, u)
+	n.agents.add(agent, u)
+	n.models.add(model, u)
 }
 
 func (n *node) report() Report {

@@ -40,22 +40,39 @@ type tally struct {
 }
 
 // tallies is a short list of tallies, searched linearly: a tree has few agents and models, and
-// a slice costs less than a map on the run loop's path.
-type tallies []tally
-
-func (t tallies) add(name string, u Usage) tallies {
-	for i := range t {
-		if t[i].name == name {
-			t[i].usage = t[i].usage.Add(u)
-			return t
-		}
-	}
-	return append(t, tally{name: name, usage: u})
+// a slice costs less than a map on the run loop's path. The first tally is held inline: a run
+// usually has one agent and one model, and then recording allocates nothing.
+type tallies struct {
+	n     int   // how many tallies: first, then more
+	first tally // valid when n > 0
+	more  []tally
 }
 
-func (t tallies) toMap() map[string]Usage {
-	m := make(map[string]Usage, len(t))
-	for _, x := range t {
+func (t *tallies) add(name string, u Usage) {
+	if t.n == 0 {
+		t.first, t.n = tally{name: name, usage: u}, 1
+		return
+	}
+	if t.first.name == name {
+		t.first.usage = t.first.usage.Add(u)
+		return
+	}
+	for i := range t.more {
+		if t.more[i].name == name {
+			t.more[i].usage = t.more[i].usage.Add(u)
+			return
+		}
+	}
+	t.more = append(t.more, tally{name: name, usage: u})
+	t.n++
+}
+
+func (t *tallies) toMap() map[string]Usage {
+	m := make(map[string]Usage, t.n)
+	if t.n > 0 {
+		m[t.first.name] = t.first.usage
+	}
+	for _, x := range t.more {
 		m[x.name] = x.usage
 	}
 	return m
