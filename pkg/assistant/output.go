@@ -65,10 +65,18 @@ func (r *run[O]) parse(ctx context.Context, text string) error {
 	// The common case first: the answer is the JSON value, nothing around it.
 	trimmed := strings.TrimSpace(text)
 	if whole := []byte(trimmed); out.schema.Validate(whole) == nil {
-		var o O
-		if err := json.Unmarshal(whole, &o); err == nil {
-			return r.accept(ctx, o, trimmed)
+		// Decoded in place: the run's Result is on the heap already.
+		var zero O
+		r.res.Output = zero
+		if err := json.Unmarshal(whole, &r.res.Output); err == nil {
+			if err := r.validate(ctx, r.res.Output); err != nil {
+				r.res.Output = zero
+				return err
+			}
+			r.res.Text = trimmed
+			return nil
 		}
+		r.res.Output = zero
 	}
 	var first error
 	largest := -1
@@ -129,12 +137,20 @@ func (r *run[O]) takeFinal(ctx context.Context, args string) error {
 
 // accept runs the validators on out and, when they pass, makes it the run's answer.
 func (r *run[O]) accept(ctx context.Context, out O, text string) error {
+	if err := r.validate(ctx, out); err != nil {
+		return err
+	}
+	r.res.Output, r.res.Text = out, text
+	return nil
+}
+
+// validate runs the validators on out.
+func (r *run[O]) validate(ctx context.Context, out O) error {
 	for _, v := range r.p.validators {
 		if err := v(ctx, out); err != nil {
 			return err
 		}
 	}
-	r.res.Output, r.res.Text = out, text
 	return nil
 }
 

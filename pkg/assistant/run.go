@@ -28,6 +28,10 @@ type run[O any] struct {
 	raw      string // the last answer that could not be used
 	start    time.Time
 	res      Result[O]
+
+	// Room for a short run's messages, allocated with the run.
+	msgBuf   [8]llms.MessageContent
+	userPart [1]llms.ContentPart
 }
 
 // run runs the plan on in: render, then call the model, record its usage, run the tools it
@@ -50,13 +54,18 @@ func (p *plan[O]) run(ctx context.Context, in Input) (*Result[O], error) {
 	}
 	r := &run[O]{p: p, chain: chain, mode: mode, start: time.Now()}
 	ctx = r.open(ctx)
-	r.msgs = make([]llms.MessageContent, 0, len(in.History)+6)
+	if n := len(in.History) + 6; n <= len(r.msgBuf) {
+		r.msgs = r.msgBuf[:0]
+	} else {
+		r.msgs = make([]llms.MessageContent, 0, n)
+	}
 	if system.Parts != nil {
 		r.msgs = append(r.msgs, system)
 	}
 	r.msgs = append(r.msgs, in.History...)
 	r.first = len(r.msgs)
-	r.msgs = append(r.msgs, llms.MessageContent{Role: llms.ChatMessageTypeHuman, Parts: []llms.ContentPart{llms.TextContent{Text: in.Prompt}}})
+	r.userPart[0] = llms.TextContent{Text: in.Prompt}
+	r.msgs = append(r.msgs, llms.MessageContent{Role: llms.ChatMessageTypeHuman, Parts: r.userPart[:]})
 	if r.state.handler != nil {
 		r.emit(ctx, callback.Event{Kind: callback.RunStart})
 	}
