@@ -4,11 +4,19 @@ GO          ?= go
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 PKGS        := ./...
 
-.PHONY: test vet lint fmt fmt-check bench cover quickstart
+.PHONY: test vet lint fmt fmt-check bench cover fuzz quickstart
 
-## test: everything CI checks — formatting, vet, staticcheck, and the race-enabled test suite.
+## test: everything CI checks — formatting, vet, staticcheck, the race-enabled test suite, and
+## a few seconds of each fuzz target (a crash found there is saved under testdata/fuzz).
 test: fmt-check vet lint
 	$(GO) test -race -count=1 $(PKGS)
+	$(MAKE) fuzz FUZZTIME=5s
+
+FUZZTIME ?= 60s
+## fuzz: the fuzz targets, FUZZTIME each.
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzParseConfig$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s ./pkg/llmfactory/
+	$(GO) test -run '^$$' -fuzz '^FuzzValidate$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s ./pkg/schema/
 
 vet:
 	$(GO) vet $(PKGS)

@@ -1,0 +1,51 @@
+// Package llmfactory turns an llm.yaml file into the models of cadre's assistants: which
+// provider serves each model and how to reach it, each model's default settings, each
+// assistant's model or fallback chain, and how failed requests are retried.
+//
+// Load reads a file and Parse a document already in memory; the *Factory they return is a
+// model.Resolver, which assistant.WithModels takes:
+//
+//	f, err := llmfactory.Load("llm.yaml")
+//	if err != nil {
+//		log.Fatal(err) // e.g. llm.yaml:12: models.fast.temprature: unknown key (known: ...)
+//	}
+//	a := assistant.New[string]("researcher", assistant.WithModels(f))
+//
+// # The file
+//
+//	providers:                  # how to reach an API; a client is created on first use
+//	  openai:                   # type defaults to the name when the name is a type
+//	    api_key: ${OPENAI_API_KEY}
+//	    timeout: 60s
+//	  local:
+//	    type: ollama            # Ollama's OpenAI-compatible endpoint; no key
+//	models:
+//	  fast:  { provider: openai, model: gpt-5-mini, temperature: 0.2, max_tokens: 4096 }
+//	  small: { provider: local, model: qwen3:8b }
+//	default: fast               # for assistants not listed below
+//	assistants:
+//	  summarizer: [small, fast] # a fallback chain, tried in order
+//	retry: { max_attempts: 3, initial_backoff: 500ms, max_backoff: 10s }
+//
+// docs/llm-yaml.md in the repository documents every key; llm.yaml.example is a commented
+// file to start from.
+//
+// # Checking
+//
+// Load and Parse check the whole file before anything is used, and report every mistake they
+// find (up to ten) with the file, line and key path: unknown or duplicate keys, values of the
+// wrong kind, unknown provider types, models naming missing providers, assistants and default
+// naming missing models, numbers, durations and URLs out of range, YAML syntax. An assistant
+// that the file does not list uses default; with no default it is an error, never a silent
+// substitute.
+//
+// # Environment variables
+//
+// Any value may hold ${VAR} or ${VAR:-default} ($$ is a literal $), expanded before the value
+// is read, so that timeout: ${T:-30s} works. A variable that a provider or model needs and that
+// is unset is an error when that provider or model is first used, naming both; elsewhere in
+// the file it is an error from Load and Parse. No error shows a variable's value.
+//
+// API keys are held as a Secret, which prints "[redacted]" under fmt, log/slog and the
+// encoders; only the provider's client reads the key.
+package llmfactory

@@ -1,0 +1,312 @@
+package llmfactory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/cadrehq/cadre/pkg/model"
+	"github.com/tmc/langchaingo/llms"
+	"github.com/tmc/langchaingo/llms/anthropic"
+	"github.com/tmc/langchaingo/llms/openai"
+)
+
+// Factory is an llm.yaml made ready: it gives each assistant its model chain by name
+// (Resolve) and each model by its name (Model). Clients are created on first use and cached.
+// A Factory is safe for concurrent use.
+type Factory struct {
+	cfg   *fileConfig
+	types map[string]ProviderType
+	http  *http.Client
+
+	mu      sync.Mutex
+	clients map[string]*modelEntry // by model name
+}
+
+type modelEntry struct {
+	once sync.Once
+	m    model.Model
+	err  error
+}
+
+// Option configures Load and Parse.
+type Option func(*options)
+
+type options struct {
+	http  *http.Client
+	env   func(string) (string, bool)
+	types map[string]ProviderType
+	file  string
+}
+
+// WithHTTPClient makes the clients send their requests through c's transport (under cadre's
+// retries and timeouts). The default is http.DefaultTransport.
+func WithHTTPClient(c *http.Client) Option {
+	return func(o *options) { o.http = c }
+}
+
+// WithEnv replaces os.LookupEnv for ${VAR} expansion.
+func WithEnv(lookup func(string) (string, bool)) Option {
+	return func(o *options) { o.env = lookup }
+}
+
+// WithProviderType adds a provider type that llm.yaml's providers may name in their type key:
+// the googleai subpackage is one (llmfactory.WithProviderType("googleai", googleai.Type)). It
+// replaces a built-in type of the same name.
+func WithProviderType(name string, t ProviderType) Option {
+	return func(o *options) {
+		if o.types == nil {
+			o.types = map[string]ProviderType{}
+		}
+		o.types[name] = t
+	}
+}
+
+// withFileName names the document given to Parse in errors.
+func withFileName(name string) Option {
+	return func(o *options) { o.file = name }
+}
+
+// ProviderType makes clients for providers of one type.
+type ProviderType struct {
+	// New returns the client of model (the provider's own model id, e.g. "gpt-5-mini") for p.
+	// The client must send its requests with p.HTTPClient, which carries cadre's retries,
+	// timeout and error reports.
+	New func(p Provider, model string) (llms.Model, error)
+	// Shape is how conversations go out to the provider (see model.Shape).
+	Shape model.Shape
+	// NoTools is set when the client cannot send tool definitions.
+	NoTools bool
+	// NeedsKey makes a missing api_key an error at first use.
+	NeedsKey bool
+}
+
+// Provider is one provider of llm.yaml, as a ProviderType's New receives it.
+type Provider struct {
+	Name       string // its name in llm.yaml
+	Type       string
+	APIKey     Secret
+	BaseURL    string // "" when not set
+	HTTPClient *http.Client
+}
+
+// builtinTypes are the provider types every factory knows.
+func builtinTypes() map[string]ProviderType {
+	return map[string]ProviderType{
+		"openai":    {New: newOpenAI, Shape: model.ShapeOpenAI},
+		"anthropic": {New: newAnthropic, NeedsKey: true},
+		"ollama":    {New: newOllama, Shape: model.ShapeOpenAI},
+	}
+}
+
+// Load reads and parses the llm.yaml file at path. Errors name the file, line and key.
+func Load(path string, opts ...Option) (*Factory, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("llmfactory: %s does not exist: copy llm.yaml.example to %s and set the keys it names", path, path)
+		}
+		return nil, fmt.Errorf("llmfactory: %w", err)
+	}
+	return Parse(data, append([]Option{withFileName(path)}, opts...)...)
+}
+
+// Parse parses an llm.yaml document (named "llm.yaml" in errors). Errors name the line and
+// key. Environment variables are expanded now; one a provider or model needs that is unset is
+// an error when that provider or model is first used.
+func Parse(data []byte, opts ...Option) (*Factory, error) {
+	o := options{env: os.LookupEnv, file: "llm.yaml"}
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
+	types := builtinTypes()
+	for name, t := range o.types {
+		if t.New == nil {
+			return nil, fmt.Errorf("llmfactory: provider type %q has no New function", name)
+		}
+		types[name] = t
+	}
+	known := make(map[string]bool, len(types))
+	for name := range types {
+		known[name] = true
+	}
+	cfg, err := parseConfig(data, o.file, o.env, known)
+	if err != nil {
+		return nil, err
+	}
+	base := http.DefaultTransport
+	if o.http != nil && o.http.Transport != nil {
+		base = o.http.Transport
+	}
+	f := &Factory{cfg: cfg, types: types, clients: map[string]*modelEntry{}}
+	f.http = &http.Client{Transport: base}
+	if o.http != nil {
+		f.http.Jar, f.http.CheckRedirect = o.http.Jar, o.http.CheckRedirect
+	}
+	return f, nil
+}
+
+// Resolve gives the assistant its model chain: its entry under assistants, else the default
+// model, else an error. It implements model.Resolver.
+func (f *Factory) Resolve(ctx context.Context, assistant string) ([]model.Model, error) {
+	names, ok := f.cfg.assistants[assistant]
+	if !ok {
+		if f.cfg.def == "" {
+			return nil, fmt.Errorf("llmfactory: %s has no model for assistant %q and no default: add it under assistants, or set default", f.cfg.file, assistant)
+		}
+		names = []string{f.cfg.def}
+	}
+	chain := make([]model.Model, 0, len(names))
+	for _, name := range names {
+		m, err := f.Model(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		chain = append(chain, m)
+	}
+	return chain, nil
+}
+
+// Model returns the model named name in llm.yaml, creating its client on first use. An
+// unknown name is an error, never a substitute.
+func (f *Factory) Model(_ context.Context, name string) (model.Model, error) {
+	spec, ok := f.cfg.models[name]
+	if !ok {
+		return model.Model{}, fmt.Errorf("llmfactory: %s has no model named %q (models: %s)", f.cfg.file, name, strings.Join(f.modelNames(), ", "))
+	}
+	f.mu.Lock()
+	e := f.clients[name]
+	if e == nil {
+		e = &modelEntry{}
+		f.clients[name] = e
+	}
+	f.mu.Unlock()
+	e.once.Do(func() { e.m, e.err = f.newModel(spec) })
+	return e.m, e.err
+}
+
+func (f *Factory) modelNames() []string {
+	names := make([]string, 0, len(f.cfg.models))
+	for n := range f.cfg.models {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// newModel creates the client of one model.
+func (f *Factory) newModel(spec *modelSpec) (model.Model, error) {
+	p := f.cfg.providers[spec.provider]
+	if len(p.missing) > 0 {
+		return model.Model{}, fmt.Errorf("llmfactory: provider %q (%s): environment variable %s is not set", p.name, p.pos, strings.Join(p.missing, ", "))
+	}
+	if len(spec.missing) > 0 {
+		return model.Model{}, fmt.Errorf("llmfactory: model %q (%s): environment variable %s is not set", spec.name, spec.pos, strings.Join(spec.missing, ", "))
+	}
+	t := f.types[p.typ]
+	if p.apiKey == "" && (t.NeedsKey || p.typ == "openai" && isOpenAI(p.baseURL)) {
+		return model.Model{}, fmt.Errorf("llmfactory: provider %q (%s) has no api_key: set it, e.g. api_key: ${%s}", p.name, p.pos, keyVar(p.typ))
+	}
+	tr := &transport{base: f.http.Transport, retry: f.cfg.retry, timeout: p.timeout, key: p.apiKey}
+	hc := &http.Client{Transport: tr, Jar: f.http.Jar, CheckRedirect: f.http.CheckRedirect}
+	llm, err := t.New(Provider{Name: p.name, Type: p.typ, APIKey: p.apiKey, BaseURL: p.baseURL, HTTPClient: hc}, spec.model)
+	if err != nil {
+		return model.Model{}, fmt.Errorf("llmfactory: model %q of provider %q: %s", spec.name, p.name, tr.scrub(err.Error()))
+	}
+	opts := spec.callOptions()
+	if p.typ == "anthropic" && spec.maxTokens == nil {
+		// The anthropic client's own default of 2048 cuts long answers short.
+		opts = append([]llms.CallOption{llms.WithMaxTokens(defaultAnthropicMaxTokens)}, opts...)
+	}
+	return model.Model{
+		Name:     spec.name,
+		Provider: p.typ,
+		LLM:      &client{llm: llm, provider: p.name, model: spec.name, scrub: tr.scrub},
+		Options:  opts,
+		NoTools:  t.NoTools,
+		Shape:    t.Shape,
+	}, nil
+}
+
+const defaultAnthropicMaxTokens = 8192
+
+func isOpenAI(baseURL string) bool {
+	if baseURL == "" {
+		return true
+	}
+	u, err := url.Parse(baseURL)
+	return err == nil && strings.HasSuffix(u.Hostname(), "openai.com")
+}
+
+func keyVar(typ string) string {
+	switch typ {
+	case "anthropic":
+		return "ANTHROPIC_API_KEY"
+	case "googleai":
+		return "GOOGLE_API_KEY"
+	}
+	return strings.ToUpper(typ) + "_API_KEY"
+}
+
+func newOpenAI(p Provider, name string) (llms.Model, error) {
+	token := p.APIKey.Reveal()
+	if token == "" {
+		token = "unused" // the client wants one even for a server that checks none
+	}
+	opts := []openai.Option{openai.WithToken(token), openai.WithModel(name), openai.WithHTTPClient(p.HTTPClient)}
+	if p.BaseURL != "" {
+		opts = append(opts, openai.WithBaseURL(p.BaseURL))
+	}
+	return openai.New(opts...)
+}
+
+func newOllama(p Provider, name string) (llms.Model, error) {
+	if p.BaseURL == "" {
+		p.BaseURL = "http://localhost:11434/v1"
+	}
+	return newOpenAI(p, name)
+}
+
+func newAnthropic(p Provider, name string) (llms.Model, error) {
+	opts := []anthropic.Option{anthropic.WithToken(p.APIKey.Reveal()), anthropic.WithModel(name), anthropic.WithHTTPClient(p.HTTPClient)}
+	if p.BaseURL != "" {
+		opts = append(opts, anthropic.WithBaseURL(p.BaseURL))
+	}
+	return anthropic.New(opts...)
+}
+
+// client is a provider's client as the factory hands it out: its failures come back as
+// *model.ProviderError, with the status and message the transport noted, and never with the
+// key.
+type client struct {
+	llm             llms.Model
+	provider, model string
+	scrub           func(string) string
+}
+
+func (c *client) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
+	var f failure
+	resp, err := c.llm.GenerateContent(withFailure(ctx, &f), msgs, opts...)
+	if err == nil {
+		return resp, nil
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if f.noted {
+		return nil, &model.ProviderError{Provider: c.provider, Model: c.model, Status: f.status, Message: f.message}
+	}
+	return nil, fmt.Errorf("provider %q, model %q: %s", c.provider, c.model, c.scrub(err.Error()))
+}
+
+func (c *client) Call(ctx context.Context, prompt string, opts ...llms.CallOption) (string, error) {
+	return llms.GenerateFromSinglePrompt(ctx, c, prompt, opts...)
+}

@@ -1,0 +1,54 @@
+// Package googleai is the googleai provider type of llm.yaml: Google's Gemini API through
+// langchaingo's googleai client. It lives in its own package so that programs that do not use
+// it do not link Google's client libraries. Pass it to the factory:
+//
+//	f, err := llmfactory.Load("llm.yaml", llmfactory.WithProviderType("googleai", googleai.Type))
+//
+// and name it in llm.yaml:
+//
+//	providers:
+//	  gemini:
+//	    type: googleai
+//	    api_key: ${GOOGLE_API_KEY}
+package googleai
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/cadrehq/cadre/pkg/llmfactory"
+	"github.com/cadrehq/cadre/pkg/model"
+	"github.com/tmc/langchaingo/llms"
+	"github.com/tmc/langchaingo/llms/googleai"
+	"google.golang.org/api/option"
+)
+
+// Type is the googleai provider type. Its client speaks REST through the factory's HTTP
+// client (so it gets cadre's retries, timeouts and error reports) and sends the key in the
+// x-goog-api-key header, never in a URL.
+var Type = llmfactory.ProviderType{New: newClient, Shape: model.ShapeSafe, NeedsKey: true}
+
+func newClient(p llmfactory.Provider, name string) (llms.Model, error) {
+	hc := *p.HTTPClient
+	hc.Transport = &keyHeader{base: hc.Transport, key: p.APIKey}
+	opts := []googleai.Option{googleai.WithRest(), googleai.WithHTTPClient(&hc), googleai.WithDefaultModel(name)}
+	if p.BaseURL != "" {
+		opts = append(opts, func(o *googleai.Options) {
+			o.ClientOptions = append(o.ClientOptions, option.WithEndpoint(p.BaseURL))
+		})
+	}
+	return googleai.New(context.Background(), opts...)
+}
+
+// keyHeader adds the API key to each request. With a client of its own, Google's library
+// leaves authentication to that client.
+type keyHeader struct {
+	base http.RoundTripper
+	key  llmfactory.Secret
+}
+
+func (k *keyHeader) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	req.Header.Set("x-goog-api-key", k.key.Reveal())
+	return k.base.RoundTrip(req)
+}

@@ -1,0 +1,351 @@
+package llmfactory_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cadrehq/cadre/pkg/assistant"
+	"github.com/cadrehq/cadre/pkg/callback"
+	"github.com/cadrehq/cadre/pkg/llmfactory"
+	"github.com/cadrehq/cadre/pkg/llmtest"
+	"github.com/cadrehq/cadre/pkg/model"
+	"github.com/cadrehq/cadre/pkg/tool"
+	"github.com/cadrehq/cadre/pkg/usage"
+	"github.com/tmc/langchaingo/llms"
+)
+
+// The wire tests run langchaingo's real clients, made by the factory from an llm.yaml,
+// against llmtest's fake OpenAI and Anthropic servers on 127.0.0.1.
+
+const sentinelKey = "sk-SENTINEL-0123456789abcdef"
+
+type answer struct {
+	City  string `json:"city"`
+	Total int    `json:"total"`
+}
+
+type lookupArgs struct {
+	City string `json:"city"`
+}
+
+func lookup() tool.Tool {
+	return tool.Func("lookup", "Population of a city.", func(_ context.Context, in lookupArgs) (int, error) {
+		return len(in.City) * 1000, nil
+	})
+}
+
+// servers are the fake providers of one test.
+type servers struct {
+	openai, anthropic, ollama *llmtest.Server
+}
+
+func start(t *testing.T, oa, an, ol llms.Model) servers {
+	t.Helper()
+	s := servers{
+		openai:    llmtest.NewOpenAIServer(oa, llmtest.WithAPIKey(sentinelKey)),
+		anthropic: llmtest.NewAnthropicServer(an, llmtest.WithAPIKey(sentinelKey)),
+		ollama:    llmtest.NewOpenAIServer(ol),
+	}
+	t.Cleanup(func() { s.openai.Close(); s.anthropic.Close(); s.ollama.Close() })
+	return s
+}
+
+// factory parses an llm.yaml naming the servers, with extra lines appended.
+func (s servers) factory(t *testing.T, env map[string]string, extra string) *llmfactory.Factory {
+	t.Helper()
+	doc := fmt.Sprintf(`
+providers:
+  oa:
+    type: openai
+    api_key: ${OA_KEY}
+    base_url: %s/v1
+  an:
+    type: anthropic
+    api_key: ${AN_KEY}
+    base_url: %s/v1
+  local:
+    type: ollama
+    base_url: %s/v1
+models:
+  fast:  { provider: oa, model: gpt-test }
+  deep:  { provider: an, model: claude-test, max_tokens: 1000 }
+  small: { provider: local, model: qwen-test }
+default: fast
+retry: { max_attempts: 3, initial_backoff: 1ms, max_backoff: 5ms }
+`, s.openai.URL(), s.anthropic.URL(), s.ollama.URL()) + extra
+	if env == nil {
+		env = map[string]string{"OA_KEY": sentinelKey, "AN_KEY": sentinelKey}
+	}
+	f, err := llmfactory.Parse([]byte(doc), llmfactory.WithEnv(func(k string) (string, bool) {
+		v, ok := env[k]
+		return v, ok
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func ctx(t *testing.T) context.Context {
+	t.Helper()
+	c, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	return c
+}
+
+// toolTurn is a turn with text and three tool calls, then the answer.
+func toolTurn() *llmtest.Scripted {
+	return llmtest.NewScripted(
+		llmtest.Reply{
+			Text: "Let me look these up.",
+			ToolCalls: []llms.ToolCall{
+				llmtest.Call("lookup", `{"city":"Oslo"}`),
+				llmtest.Call("lookup", `{"city":"Rome"}`),
+				llmtest.Call("lookup", `{"city":"Lima"}`),
+			},
+			Usage: usage.Usage{InputTokens: 100, OutputTokens: 20},
+		},
+		llmtest.Reply{Text: `{"city":"Oslo","total":12000}`, Usage: usage.Usage{InputTokens: 180, OutputTokens: 10}},
+	)
+}
+
+func TestAssistantsReachTheirModels(t *testing.T) {
+	t.Parallel()
+	oa := llmtest.NewScripted(llmtest.Text("from openai"))
+	an := llmtest.NewScripted(llmtest.Text("from anthropic"))
+	s := start(t, oa, an, llmtest.NewScripted())
+	f := s.factory(t, nil, "assistants:\n  analyst: deep\n")
+
+	for _, tc := range []struct{ assistant, model, text string }{
+		{"analyst", "deep", "from anthropic"}, // listed
+		{"anyone", "fast", "from openai"},     // the default
+	} {
+		a := assistant.New[string](tc.assistant, assistant.WithModels(f))
+		res, err := a.Run(ctx(t), assistant.Input{Prompt: "hi"})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.assistant, err)
+		}
+		if res.Output != tc.text || res.Model != tc.model {
+			t.Errorf("%s: answer %q from %q, want %q from %q", tc.assistant, res.Output, res.Model, tc.text, tc.model)
+		}
+	}
+}
+
+func TestUnknownModelIsAnError(t *testing.T) {
+	t.Parallel()
+	s := start(t, llmtest.NewScripted(), llmtest.NewScripted(), llmtest.NewScripted())
+	f := s.factory(t, nil, "")
+	if _, err := f.Model(ctx(t), "fastt"); err == nil || !strings.Contains(err.Error(), `"fastt"`) {
+		t.Errorf("err = %v, want one naming the unknown model", err)
+	}
+}
+
+func TestToolTurnRoundTrips(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"fast", "deep", "small"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			m := toolTurn()
+			var s servers
+			switch name {
+			case "fast":
+				s = start(t, m, llmtest.NewScripted(), llmtest.NewScripted())
+			case "deep":
+				s = start(t, llmtest.NewScripted(), m, llmtest.NewScripted())
+			case "small":
+				s = start(t, llmtest.NewScripted(), llmtest.NewScripted(), m)
+			}
+			f := s.factory(t, nil, "assistants:\n  counter: "+name+"\n")
+			a := assistant.New[answer]("counter", assistant.WithModels(f), assistant.WithTools(lookup()))
+			res, err := a.Run(ctx(t), assistant.Input{Prompt: "Populations?"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Output != (answer{City: "Oslo", Total: 12000}) {
+				t.Errorf("Output = %+v", res.Output)
+			}
+			want := usage.Usage{Requests: 2, ToolCalls: 3, InputTokens: 280, OutputTokens: 30}
+			if res.Usage.Total != want {
+				t.Errorf("Usage.Total = %+v, want %+v: usage counted once per response", res.Usage.Total, want)
+			}
+			// The second request carried the three results back, and the server accepted it.
+			reqs := m.Requests()
+			if len(reqs) != 2 {
+				t.Fatalf("the model got %d requests, want 2", len(reqs))
+			}
+			results := 0
+			for _, msg := range reqs[1].Messages {
+				for _, p := range msg.Parts {
+					if _, ok := p.(llms.ToolCallResponse); ok {
+						results++
+					}
+				}
+			}
+			if results != 3 {
+				t.Errorf("the second request carried %d tool results, want 3", results)
+			}
+		})
+	}
+}
+
+func TestRetryAfter429(t *testing.T) {
+	t.Parallel()
+	oa := llmtest.NewScripted(llmtest.Reply{Text: "ok", Usage: usage.Usage{InputTokens: 5, OutputTokens: 1}})
+	s := start(t, oa, llmtest.NewScripted(), llmtest.NewScripted())
+	s.openai.Fault(llmtest.Fault{Status: 429, RetryAfter: "0"}, llmtest.Fault{Status: 429, RetryAfter: "0"})
+	a := assistant.New[string]("a", assistant.WithModels(s.factory(t, nil, "")))
+	res, err := a.Run(ctx(t), assistant.Input{Prompt: "hi"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.openai.Attempts(); got != 3 {
+		t.Errorf("HTTP attempts = %d, want 3", got)
+	}
+	if got := res.Usage.Total.Requests; got != 1 {
+		t.Errorf("Usage.Total.Requests = %d, want 1: a retried attempt is the same request", got)
+	}
+}
+
+func TestServerErrorsFallBackAlongTheChain(t *testing.T) {
+	t.Parallel()
+	// Claude answers the first turn with tool calls, then fails for good: OpenAI takes the
+	// conversation over, tool calls and all.
+	an := llmtest.NewFunc(func(_ context.Context, req llmtest.Request) llmtest.Reply {
+		return llmtest.Reply{Text: "Checking.", ToolCalls: []llms.ToolCall{
+			llmtest.Call("lookup", `{"city":"Oslo"}`), llmtest.Call("lookup", `{"city":"Rome"}`),
+		}}
+	})
+	oa := llmtest.NewScripted(llmtest.Text(`{"city":"Oslo","total":8000}`))
+	s := start(t, oa, an, llmtest.NewScripted())
+	f := s.factory(t, nil, "assistants:\n  counter: [deep, fast]\n")
+	rec := &events{}
+	// The first request goes to Claude; once the tools have run, a storm of 500s begins.
+	fail := llmtest.Fault{Status: 500, Message: "overloaded"}
+	var once sync.Once
+	a := assistant.New[answer]("counter", assistant.WithModels(f), assistant.WithTools(lookup()), assistant.WithCallback(callback.HandlerFunc(func(c context.Context, e callback.Event) {
+		rec.Handle(c, e)
+		if e.Kind == callback.ToolEnd {
+			once.Do(func() { s.anthropic.Fault(fail, fail, fail) })
+		}
+	})))
+	res, err := a.Run(ctx(t), assistant.Input{Prompt: "Populations?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Model != "fast" || res.Output.Total != 8000 {
+		t.Errorf("answered by %q with %+v, want fast's answer", res.Model, res.Output)
+	}
+	if got := s.anthropic.Attempts(); got != 4 {
+		t.Errorf("anthropic attempts = %d, want 1 answered + 3 failed", got)
+	}
+	if fb := rec.of(callback.ModelFallback); len(fb) != 1 || fb[0].Model != "deep" {
+		t.Errorf("fallback events = %+v, want one from deep", fb)
+	}
+	var pe *model.ProviderError
+	if fb := rec.of(callback.ModelFallback); len(fb) == 1 && (!errors.As(fb[0].Err, &pe) || pe.Status != 500 || pe.Message != "overloaded") {
+		t.Errorf("fallback error = %v, want a ProviderError with status 500 and the provider's message", fb[0].Err)
+	}
+	if got := res.Usage.ByModel; got["deep"].Requests != 1 || got["fast"].Requests != 1 {
+		t.Errorf("ByModel = %+v, want one request each", got)
+	}
+}
+
+func TestBadRequestNeitherRetriesNorFallsBack(t *testing.T) {
+	t.Parallel()
+	oa := llmtest.NewScripted(llmtest.Text("never"))
+	an := llmtest.NewScripted(llmtest.Text("never"))
+	s := start(t, oa, an, llmtest.NewScripted())
+	s.anthropic.Fault(llmtest.Fault{Status: 400, Message: "messages: roles must alternate"})
+	f := s.factory(t, nil, "assistants:\n  a: [deep, fast]\n")
+	_, err := assistant.New[string]("a", assistant.WithModels(f)).Run(ctx(t), assistant.Input{Prompt: "hi"})
+	var pe *model.ProviderError
+	if !errors.As(err, &pe) || pe.Status != 400 || !strings.Contains(pe.Message, "roles must alternate") {
+		t.Fatalf("err = %v, want a ProviderError with status 400 and the provider's message", err)
+	}
+	if got := s.anthropic.Attempts(); got != 1 {
+		t.Errorf("anthropic attempts = %d, want 1: a 400 is not retried", got)
+	}
+	if got := s.openai.Attempts(); got != 0 {
+		t.Errorf("openai attempts = %d, want 0: a 400 does not fall back", got)
+	}
+}
+
+func TestUnauthorizedNeverShowsTheKey(t *testing.T) {
+	t.Parallel()
+	s := start(t, llmtest.NewScripted(llmtest.Text("never")), llmtest.NewScripted(llmtest.Text("never")), llmtest.NewScripted())
+	// The servers expect the sentinel; the file's keys are wrong ones that contain it, as a
+	// careless provider message might echo them.
+	wrong := sentinelKey + "-wrong"
+	f := s.factory(t, map[string]string{"OA_KEY": wrong, "AN_KEY": wrong}, "assistants:\n  b: deep\n")
+	var logs bytes.Buffer
+	rec := &events{}
+	for _, name := range []string{"a", "b"} {
+		a := assistant.New[string](name, assistant.WithModels(f), assistant.WithCallback(callback.Multi(rec,
+			callback.NewSlogHandler(slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})), callback.WithContent(0)))))
+		_, err := a.Run(ctx(t), assistant.Input{Prompt: "hi"})
+		var pe *model.ProviderError
+		if !errors.As(err, &pe) || pe.Status != 401 {
+			t.Fatalf("%s: err = %v, want a ProviderError with status 401", name, err)
+		}
+		if strings.Contains(err.Error(), sentinelKey) || strings.Contains(fmt.Sprintf("%+v %#v", err, pe), sentinelKey) {
+			t.Errorf("%s: the error shows the key: %v", name, err)
+		}
+	}
+	if strings.Contains(logs.String(), sentinelKey) {
+		t.Errorf("the logs show the key:\n%s", logs.String())
+	}
+	for _, e := range rec.all() {
+		if strings.Contains(fmt.Sprintf("%+v %v", e, e.Err), sentinelKey) {
+			t.Errorf("an event shows the key: %+v", e)
+		}
+	}
+}
+
+func TestMissingVariableNamesItAndTheProvider(t *testing.T) {
+	t.Parallel()
+	s := start(t, llmtest.NewScripted(), llmtest.NewScripted(), llmtest.NewScripted())
+	f := s.factory(t, map[string]string{"OA_KEY": sentinelKey}, "assistants:\n  a: deep\n")
+	_, err := assistant.New[string]("a", assistant.WithModels(f)).Run(ctx(t), assistant.Input{Prompt: "hi"})
+	if err == nil || !strings.Contains(err.Error(), "AN_KEY") || !strings.Contains(err.Error(), `"an"`) {
+		t.Errorf("err = %v, want one naming AN_KEY and provider an", err)
+	}
+	// The providers that have their keys still work.
+	if _, err := f.Model(ctx(t), "fast"); err != nil {
+		t.Errorf("fast: %v", err)
+	}
+}
+
+// events records callback events.
+type events struct {
+	mu sync.Mutex
+	es []callback.Event
+}
+
+func (r *events) Handle(_ context.Context, e callback.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.es = append(r.es, e)
+}
+
+func (r *events) all() []callback.Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]callback.Event(nil), r.es...)
+}
+
+func (r *events) of(k callback.Kind) []callback.Event {
+	var out []callback.Event
+	for _, e := range r.all() {
+		if e.Kind == k {
+			out = append(out, e)
+		}
+	}
+	return out
+}
