@@ -57,7 +57,7 @@ func WithEnv(lookup func(string) (string, bool)) Option {
 }
 
 // WithProviderType adds a provider type that llm.yaml's providers may name in their type key:
-// the googleai subpackage is one (llmfactory.WithProviderType("googleai", googleai.Type)). It
+// the googleai subpackage is one (llmfactory.WithProviderType("googleai", googleai.Type())). It
 // replaces a built-in type of the same name.
 func WithProviderType(name string, t ProviderType) Option {
 	return func(o *options) {

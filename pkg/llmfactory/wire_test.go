@@ -60,6 +60,19 @@ func start(t *testing.T, oa, an, ol llms.Model) servers {
 // factory parses an llm.yaml naming the servers, with extra lines appended.
 func (s servers) factory(t *testing.T, env map[string]string, extra string) *llmfactory.Factory {
 	t.Helper()
+	return s.parse(t, env, "", "", extra)
+}
+
+// factoryWith is factory with lines added to the anthropic provider.
+func (s servers) factoryWith(t *testing.T, anthropic, extra string) *llmfactory.Factory {
+	t.Helper()
+	return s.parse(t, nil, anthropic, "", extra)
+}
+
+// parse parses the servers' llm.yaml with lines added to the anthropic provider, to the
+// models, and at the end.
+func (s servers) parse(t *testing.T, env map[string]string, anthropic, models, extra string) *llmfactory.Factory {
+	t.Helper()
 	doc := fmt.Sprintf(`
 providers:
   oa:
@@ -70,16 +83,16 @@ providers:
     type: anthropic
     api_key: ${AN_KEY}
     base_url: %s/v1
-  local:
+%s  local:
     type: ollama
     base_url: %s/v1
 models:
   fast:  { provider: oa, model: gpt-test }
   deep:  { provider: an, model: claude-test, max_tokens: 1000 }
   small: { provider: local, model: qwen-test }
-default: fast
+%sdefault: fast
 retry: { max_attempts: 3, initial_backoff: 1ms, max_backoff: 5ms }
-`, s.openai.URL(), s.anthropic.URL(), s.ollama.URL()) + extra
+`, s.openai.URL(), s.anthropic.URL(), anthropic, s.ollama.URL(), models) + extra
 	if env == nil {
 		env = map[string]string{"OA_KEY": sentinelKey, "AN_KEY": sentinelKey}
 	}

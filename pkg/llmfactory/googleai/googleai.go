@@ -2,7 +2,7 @@
 // langchaingo's googleai client. It lives in its own package so that programs that do not use
 // it do not link Google's client libraries. Pass it to the factory:
 //
-//	f, err := llmfactory.Load("llm.yaml", llmfactory.WithProviderType("googleai", googleai.Type))
+//	f, err := llmfactory.Load("llm.yaml", llmfactory.WithProviderType("googleai", googleai.Type()))
 //
 // and name it in llm.yaml:
 //
@@ -23,15 +23,19 @@ import (
 	"google.golang.org/api/option"
 )
 
-// Type is the googleai provider type. Its client speaks REST through the factory's HTTP
-// client (so it gets cadre's retries, timeouts and error reports) and sends the key in the
-// x-goog-api-key header, never in a URL.
-var Type = llmfactory.ProviderType{New: newClient, Shape: model.ShapeSafe, NeedsKey: true}
+// Type returns the googleai provider type. Its client speaks REST through the factory's
+// HTTP client (so it gets cadre's retries, timeouts and error reports) and sends the key in
+// the x-goog-api-key header, never in a URL.
+func Type() llmfactory.ProviderType {
+	return llmfactory.ProviderType{New: newClient, Shape: model.ShapeSafe, NeedsKey: true}
+}
 
 func newClient(p llmfactory.Provider, name string) (llms.Model, error) {
 	hc := *p.HTTPClient
 	hc.Transport = &keyHeader{base: hc.Transport, key: p.APIKey}
-	opts := []googleai.Option{googleai.WithRest(), googleai.WithHTTPClient(&hc), googleai.WithDefaultModel(name)}
+	// The key is also given as an option for the library's cache client, which does not use
+	// the HTTP client; requests for answers go through hc, where keyHeader adds it.
+	opts := []googleai.Option{googleai.WithRest(), googleai.WithHTTPClient(&hc), googleai.WithAPIKey(p.APIKey.Reveal()), googleai.WithDefaultModel(name)}
 	if p.BaseURL != "" {
 		opts = append(opts, func(o *googleai.Options) {
 			o.ClientOptions = append(o.ClientOptions, option.WithEndpoint(p.BaseURL))

@@ -1,0 +1,147 @@
+package llmfactory_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/cadrehq/cadre/pkg/assistant"
+	"github.com/cadrehq/cadre/pkg/llmtest"
+	"github.com/cadrehq/cadre/pkg/model"
+	"github.com/cadrehq/cadre/pkg/tool"
+	"github.com/tmc/langchaingo/llms"
+)
+
+func TestModelSettingsAreDefaultCallOptions(t *testing.T) {
+	t.Parallel()
+	oa := llmtest.NewScripted(llmtest.Text("a"), llmtest.Text("b"), llmtest.Text("c")).Cycle()
+	s := start(t, oa, llmtest.NewScripted(), llmtest.NewScripted())
+	f := s.parse(t, nil, "", "  tuned: { provider: oa, model: gpt-tuned, temperature: 0.3, max_tokens: 300 }\n",
+		"assistants:\n  plain: tuned\n  warm: tuned\n")
+	doc := func(i int) map[string]any {
+		var body map[string]any
+		if err := json.Unmarshal(s.openai.Bodies()[i], &body); err != nil {
+			t.Fatal(err)
+		}
+		return body
+	}
+	if _, err := assistant.New[string]("plain", assistant.WithModels(f)).Run(ctx(t), assistant.Input{Prompt: "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	if b := doc(0); b["temperature"] != 0.3 || b["max_completion_tokens"] != 300.0 && b["max_tokens"] != 300.0 || b["model"] != "gpt-tuned" {
+		t.Errorf("request = %v, want llm.yaml's model, temperature 0.3 and 300 max tokens", b)
+	}
+	warm := assistant.New[string]("warm", assistant.WithModels(f), assistant.WithCallOptions(llms.WithTemperature(0.9)))
+	if _, err := warm.Run(ctx(t), assistant.Input{Prompt: "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	if b := doc(1); b["temperature"] != 0.9 {
+		t.Errorf("temperature = %v, want the assistant's 0.9 over llm.yaml's 0.3", b["temperature"])
+	}
+	if _, err := warm.Run(ctx(t), assistant.Input{Prompt: "hi", Options: []assistant.Option{assistant.WithCallOptions(llms.WithTemperature(1.5))}}); err != nil {
+		t.Fatal(err)
+	}
+	if b := doc(2); b["temperature"] != 1.5 {
+		t.Errorf("temperature = %v, want the run's 1.5 over the assistant's", b["temperature"])
+	}
+}
+
+func TestProviderTimeoutFallsBack(t *testing.T) {
+	t.Parallel()
+	oa := llmtest.NewScripted(llmtest.Text("from openai"))
+	an := llmtest.NewScripted(llmtest.Text("too late"))
+	s := start(t, oa, an, llmtest.NewScripted())
+	slow := llmtest.Fault{Delay: time.Hour}
+	s.anthropic.Fault(slow, slow, slow)
+	// Claude answers within 50ms or not at all.
+	f := s.factoryWith(t, "    timeout: 50ms\n", "assistants:\n  a: [deep, fast]\n")
+	res, err := assistant.New[string]("a", assistant.WithModels(f)).Run(ctx(t), assistant.Input{Prompt: "hi"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Model != "fast" || res.Output != "from openai" {
+		t.Errorf("answered by %q: %q, want fast after deep timed out", res.Model, res.Output)
+	}
+}
+
+func TestRetriesNeverRunAToolAgain(t *testing.T) {
+	t.Parallel()
+	oa := llmtest.NewScripted(
+		llmtest.Calls(llmtest.Call("count", `{}`), llmtest.Call("count", `{}`)),
+		llmtest.Text("done"),
+	)
+	s := start(t, oa, llmtest.NewScripted(), llmtest.NewScripted())
+	var runs atomic.Int64
+	counter := tool.Func("count", "Counts.", func(context.Context, struct{}) (string, error) {
+		if runs.Add(1) == 2 {
+			// The next request (with the results) meets two 503s before it goes through.
+			s.openai.Fault(llmtest.Fault{Status: 503, RetryAfter: "0"}, llmtest.Fault{Status: 503, RetryAfter: "0"})
+		}
+		return "ok", nil
+	})
+	res, err := assistant.New[string]("a", assistant.WithModels(s.factory(t, nil, "")), assistant.WithTools(counter)).Run(ctx(t), assistant.Input{Prompt: "count"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := runs.Load(); got != 2 {
+		t.Errorf("the tool ran %d times, want 2 (once per call): a retry never runs a tool again", got)
+	}
+	if got := s.openai.Attempts(); got != 4 {
+		t.Errorf("HTTP attempts = %d, want 4 (1 + 1 answered after 2 retried)", got)
+	}
+	if got := res.Usage.Total.Requests; got != 2 {
+		t.Errorf("Usage.Total.Requests = %d, want 2", got)
+	}
+}
+
+func TestClientsAreMadeOnceAndShared(t *testing.T) {
+	t.Parallel()
+	s := start(t, llmtest.NewScripted(), llmtest.NewScripted(), llmtest.NewScripted())
+	f := s.factory(t, nil, "assistants:\n  a: [deep, fast]\n")
+	var wg sync.WaitGroup
+	chains := make([][]model.Model, 50)
+	for i := range chains {
+		wg.Go(func() {
+			c, err := f.Resolve(ctx(t), "a")
+			if err != nil {
+				t.Error(err)
+			}
+			chains[i] = c
+		})
+	}
+	wg.Wait()
+	for _, c := range chains[1:] {
+		if len(c) != 2 || c[0].LLM != chains[0][0].LLM || c[1].LLM != chains[0][1].LLM {
+			t.Fatal("Resolve made a client twice: clients are made on first use and shared")
+		}
+	}
+	if chains[0][0].Provider != "anthropic" || chains[0][1].Provider != "openai" || chains[0][1].Shape != model.ShapeOpenAI {
+		t.Errorf("chain = %+v, want the providers' facts", chains[0])
+	}
+}
+
+func TestCancelledRunDoesNotFallBack(t *testing.T) {
+	t.Parallel()
+	oa := llmtest.NewScripted(llmtest.Text("never"))
+	s := start(t, oa, llmtest.NewScripted(), llmtest.NewScripted())
+	s.anthropic.Fault(llmtest.Fault{Delay: time.Hour})
+	f := s.factory(t, nil, "assistants:\n  a: [deep, fast]\n")
+	c, cancel := context.WithCancel(ctx(t))
+	go func() {
+		defer cancel()
+		for s.anthropic.Attempts() == 0 && c.Err() == nil {
+			time.Sleep(time.Millisecond) // until the request is in flight
+		}
+	}()
+	_, err := assistant.New[string]("a", assistant.WithModels(f)).Run(c, assistant.Input{Prompt: "hi"})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if got := s.openai.Attempts(); got != 0 {
+		t.Errorf("openai attempts = %d, want 0: a cancelled run does not fall back", got)
+	}
+}
