@@ -20,7 +20,7 @@ func TestGoogleAIThroughTheFactory(t *testing.T) {
 	var mu sync.Mutex
 	var got struct {
 		path, key, query string
-		body              map[string]any
+		body             map[string]any
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
