@@ -4,16 +4,23 @@
 // It runs offline, with a scripted model that plays the model's part, so it needs no key:
 //
 //	go run ./examples/quickstart
+//
+// With -config it uses the model llm.yaml gives the assistant "packer" (or the default one):
+//
+//	cp llm.yaml.example llm.yaml   # and set the key it names, e.g. OPENAI_API_KEY
+//	go run ./examples/quickstart -config llm.yaml
 package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
 	"github.com/cadrehq/cadre/pkg/assistant"
+	"github.com/cadrehq/cadre/pkg/llmfactory"
 	"github.com/cadrehq/cadre/pkg/llmtest"
 	"github.com/cadrehq/cadre/pkg/tool"
 	"github.com/cadrehq/cadre/pkg/usage"
@@ -58,17 +65,29 @@ func offlineModel() llms.Model {
 }
 
 func main() {
-	if err := run(context.Background(), os.Stdout); err != nil {
+	config := flag.String("config", "", "an llm.yaml to take the model from (default: offline, with a scripted model)")
+	flag.Parse()
+	if err := run(context.Background(), os.Stdout, *config); err != nil {
 		fmt.Fprintln(os.Stderr, "quickstart:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, w io.Writer) error {
-	fmt.Fprintln(w, "quickstart: offline, with a scripted model (no API key needed)")
+func run(ctx context.Context, w io.Writer, config string) error {
+	models := assistant.WithModel(offlineModel())
+	if config == "" {
+		fmt.Fprintln(w, "quickstart: offline, with a scripted model (no API key needed)")
+	} else {
+		f, err := llmfactory.Load(config)
+		if err != nil {
+			return err
+		}
+		models = assistant.WithModels(f)
+		fmt.Fprintln(w, "quickstart: with the models of", config)
+	}
 
 	packer := assistant.New[Packing]("packer",
-		assistant.WithModel(offlineModel()),
+		models,
 		assistant.WithInstructions("You help travellers pack for {{.days}} days. Check the forecast first."),
 		assistant.WithVars(map[string]any{"days": 3}),
 		assistant.WithTools(tool.Func("forecast", "The weather forecast of a city.", forecast)),
