@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -143,5 +144,36 @@ func TestCancelledRunDoesNotFallBack(t *testing.T) {
 	}
 	if got := s.openai.Attempts(); got != 0 {
 		t.Errorf("openai attempts = %d, want 0: a cancelled run does not fall back", got)
+	}
+}
+
+func TestHistoryWithBrokenArgumentsReachesAnthropic(t *testing.T) {
+	t.Parallel()
+	an := llmtest.NewScripted(llmtest.Text("fine"))
+	s := start(t, llmtest.NewScripted(), an, llmtest.NewScripted())
+	f := s.factory(t, nil, "assistants:\n  a: deep\n")
+	// An earlier turn in which a model wrote arguments that are not JSON, with its answer.
+	history := []llms.MessageContent{
+		{Role: llms.ChatMessageTypeHuman, Parts: []llms.ContentPart{llms.TextContent{Text: "look Oslo up"}}},
+		{Role: llms.ChatMessageTypeAI, Parts: []llms.ContentPart{
+			llms.TextContent{Text: "Looking."},
+			llms.ToolCall{ID: "call_9", FunctionCall: &llms.FunctionCall{Name: "lookup", Arguments: `{"city": "Oslo"`}},
+		}},
+		{Role: llms.ChatMessageTypeTool, Parts: []llms.ContentPart{llms.ToolCallResponse{ToolCallID: "call_9", Name: "lookup", Content: "error: invalid arguments"}}},
+		{Role: llms.ChatMessageTypeAI, Parts: []llms.ContentPart{llms.TextContent{Text: "Sorry, try again?"}}},
+	}
+	res, err := assistant.New[string]("a", assistant.WithModels(f), assistant.WithTools(lookup())).Run(ctx(t), assistant.Input{Prompt: "again", History: history})
+	if err != nil {
+		t.Fatalf("Anthropic refused the conversation: %v", err)
+	}
+	if res.Output != "fine" {
+		t.Errorf("Output = %q", res.Output)
+	}
+	// The arguments went out as {} and stay as written in the caller's history.
+	if !strings.Contains(string(s.anthropic.Bodies()[0]), `"input":{}`) {
+		t.Errorf("request body does not carry the broken call as {}: %s", s.anthropic.Bodies()[0])
+	}
+	if got := history[1].Parts[1].(llms.ToolCall).FunctionCall.Arguments; got != `{"city": "Oslo"` {
+		t.Errorf("history changed: %q", got)
 	}
 }
