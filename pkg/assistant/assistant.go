@@ -118,6 +118,10 @@ func (a *Assistant[O]) planFor(opts []Option) (*plan[O], error) {
 	if run.maxResultBytes > 0 {
 		merged.maxResultBytes = run.maxResultBytes
 	}
+	if run.maxDepth > 0 {
+		merged.maxDepth = run.maxDepth
+	}
+	merged.finalOnLimit = merged.finalOnLimit || run.finalOnLimit
 	p, err := newPlan[O](a.name, &merged, a.plan)
 	if err != nil {
 		return nil, fmt.Errorf("assistant %q: run options: %w", a.name, err)
@@ -130,6 +134,14 @@ type runState struct {
 	id      string
 	account *usage.Account
 	handler callback.Handler
+	depth   int   // 0 for a top run
+	tree    *tree // shared by every run of the tree
+}
+
+// tree is what the runs of one delegation tree share.
+type tree struct {
+	cancel   context.CancelCauseFunc // ends every run of the tree, with the cause
+	maxDepth int                     // the top run's
 }
 
 type runKey struct{}

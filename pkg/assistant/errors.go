@@ -54,3 +54,8 @@ func (e *ModelStopError) Unwrap() error { return e.Err }
 
 // ErrNoModel is returned by a run of an assistant that has no model.
 var ErrNoModel = errors.New("no model: give the assistant one with WithModel or WithModels")
+
+// ErrDepthLimit is returned (wrapped) by the top run of a tree in which delegation went deeper
+// than the depth limit (WithMaxDepth): usually an assistant that reaches itself through its
+// tools.
+var ErrDepthLimit = errors.New("delegation depth limit reached")

@@ -40,6 +40,8 @@ type config struct {
 
 	maxParallel    int
 	maxResultBytes int
+	maxDepth       int
+	finalOnLimit   bool
 }
 
 // WithInstructions sets the system prompt: a text/template rendered with the vars
@@ -157,7 +159,25 @@ func WithMaxToolResult(bytes int) Option {
 	return func(c *config) { c.maxResultBytes = max(bytes, 1) }
 }
 
+// WithMaxDepth bounds how deep delegation may go below a top run of this assistant (default
+// 8): a run deeper than that fails, and the top run returns an error wrapping ErrDepthLimit.
+// It only matters for top runs; the top run's limit holds for its whole tree.
+func WithMaxDepth(n int) Option {
+	return func(c *config) { c.maxDepth = max(n, 1) }
+}
+
+// WithFinalAnswerOnLimit ends a run at its request or tool call limit with an answer instead of
+// an error: when only one request remains under MaxRequests, or the model's next batch of tool
+// calls would not fit under MaxToolCalls, the assistant makes its last request without tools,
+// telling the model its budget is spent and asking for its best answer of the output type.
+// Response.Stop is then StopLimitAnswer. An answer that cannot be used then is an
+// *OutputError: there is no request left to correct it.
+func WithFinalAnswerOnLimit() Option {
+	return func(c *config) { c.finalOnLimit = true }
+}
+
 const (
+	defaultMaxDepth       = 8
 	defaultMaxParallel    = 10
 	defaultMaxResultBytes = 100 << 10
 )

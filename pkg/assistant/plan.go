@@ -45,6 +45,8 @@ type plan[O any] struct {
 
 	maxParallel    int
 	maxResultBytes int
+	maxDepth       int
+	finalOnLimit   bool
 }
 
 // newPlan prepares a plan from cfg. base, when given, is the assistant's own plan: what only
@@ -60,6 +62,11 @@ func newPlan[O any](name string, cfg *config, base *plan[O]) (*plan[O], error) {
 		limits:         cfg.limits,
 		maxParallel:    cfg.maxParallel,
 		maxResultBytes: cfg.maxResultBytes,
+		maxDepth:       cfg.maxDepth,
+		finalOnLimit:   cfg.finalOnLimit,
+	}
+	if p.maxDepth == 0 {
+		p.maxDepth = defaultMaxDepth
 	}
 	if p.maxParallel == 0 {
 		p.maxParallel = defaultMaxParallel

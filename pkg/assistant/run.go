@@ -3,7 +3,10 @@ package assistant
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/cadrehq/cadre/pkg/callback"
@@ -24,10 +27,15 @@ type run[O any] struct {
 	first    int  // index of the user's turn in msgs
 	sent     bool // a request was sent: errors come with the Result so far
 	strict   bool // the model that answered last was sent final_result's strict schema
+	last     bool // the budget is spent: this request is the last, without tools
+	fatalMu  sync.Mutex
+	fatal    error // a tool call's error that ends the run (see endsTree)
 	failures []error
 	raw      string // the last answer that could not be used
 	start    time.Time
 	res      Result[O]
+
+	ownTree tree // the tree of a top run
 
 	// Room for a short run's messages, allocated with the run.
 	msgBuf   [8]llms.MessageContent
@@ -53,7 +61,13 @@ func (p *plan[O]) run(ctx context.Context, in Input) (*Result[O], error) {
 		return nil, err
 	}
 	r := &run[O]{p: p, chain: chain, mode: mode, start: time.Now()}
-	ctx = r.open(ctx)
+	ctx, err = r.open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if r.state.depth == 0 {
+		defer r.state.tree.cancel(nil)
+	}
 	if n := len(in.History) + 6; n <= len(r.msgBuf) {
 		r.msgs = r.msgBuf[:0]
 	} else {
@@ -73,13 +87,18 @@ func (p *plan[O]) run(ctx context.Context, in Input) (*Result[O], error) {
 }
 
 // open opens the run's account in the tree's ledger (creating the ledger for a top run) and
-// puts the run's state in the context for the runs it delegates to.
-func (r *run[O]) open(ctx context.Context) context.Context {
+// puts the run's state in the context for the runs it delegates to. A top run's context can
+// be cancelled for the whole tree, with a cause.
+func (r *run[O]) open(ctx context.Context) (context.Context, error) {
 	p := r.p
 	var parent *usage.Account
 	ledger := usage.LedgerFrom(ctx)
 	handler := p.handler
-	if up := runFrom(ctx); up != nil {
+	up := runFrom(ctx)
+	if up != nil {
+		if up.depth+1 > up.tree.maxDepth {
+			return ctx, fmt.Errorf("assistant %q: %w: %d runs deep, the most is %d: does an assistant reach itself through its tools? (WithMaxDepth raises the limit)", p.name, ErrDepthLimit, up.depth+1, up.tree.maxDepth)
+		}
 		parent, ledger, r.parentID = up.account, up.account.Ledger(), up.id
 		handler = callback.Multi(up.handler, handler)
 	}
@@ -92,16 +111,26 @@ func (r *run[O]) open(ctx context.Context) context.Context {
 		ledger = usage.NewLedger(l)
 	}
 	r.state = runState{account: ledger.Open(parent, p.name, own), handler: handler}
+	if up != nil {
+		r.state.depth, r.state.tree = up.depth+1, up.tree
+	} else {
+		ctx, r.ownTree.cancel = context.WithCancelCause(ctx)
+		r.ownTree.maxDepth = p.maxDepth
+		r.state.tree = &r.ownTree
+	}
 	if handler != nil {
 		r.state.id = rand.Text()
 	}
-	return context.WithValue(ctx, runKey{}, &r.state)
+	return context.WithValue(ctx, runKey{}, &r.state), nil
 }
 
 func (r *run[O]) loop(ctx context.Context) (*Result[O], error) {
 	for {
 		if err := ctx.Err(); err != nil {
 			return r.fail(ctx, fmt.Errorf("assistant %q: %w", r.p.name, err))
+		}
+		if r.p.finalOnLimit && !r.last && r.state.account.RequestsLeft() == 1 {
+			r.lastRequest()
 		}
 		if err := r.state.account.ReserveRequest(); err != nil {
 			return r.fail(ctx, err)
@@ -117,9 +146,12 @@ func (r *run[O]) loop(ctx context.Context) (*Result[O], error) {
 			return r.fail(ctx, err)
 		}
 		var done bool
-		if len(reply.ToolCalls) > 0 {
+		switch {
+		case r.last:
+			done, err = r.lastAnswer(ctx, reply)
+		case len(reply.ToolCalls) > 0:
 			done, err = r.toolTurn(ctx, reply.ToolCalls)
-		} else {
+		default:
 			done, err = r.textAnswer(ctx, reply.Text)
 		}
 		if err != nil {
@@ -183,8 +215,11 @@ func (r *run[O]) attempt() int {
 }
 
 // options returns the call options for the chain's model i, prepared once per assistant for
-// a fixed model and once per run otherwise.
+// a fixed model and once per run otherwise. The last request at a limit offers no tool.
 func (r *run[O]) options(i int) ([]llms.CallOption, error) {
+	if r.last {
+		return r.p.callOptions, nil
+	}
 	if i == 0 && r.p.reqOpts != nil {
 		return r.p.reqOpts, nil
 	}
@@ -213,9 +248,40 @@ func (r *run[O]) stopped(reply model.Reply, m *model.Model) error {
 	return nil
 }
 
+// lastRequest makes the next request the last: without tools, with a user message saying
+// the budget is spent and asking for the best answer now (WithFinalAnswerOnLimit).
+func (r *run[O]) lastRequest() {
+	r.last = true
+	text := "Your budget for this task is spent: this is your last reply, and no tool can be called any more. Give your best final answer now, from what you have."
+	if !r.p.out.text {
+		text += " Answer with only a JSON value that matches this JSON Schema, without any other text:\n" + r.p.out.hint
+	}
+	r.msgs = append(r.msgs, llms.MessageContent{Role: llms.ChatMessageTypeHuman, Parts: []llms.ContentPart{llms.TextContent{Text: text}}})
+}
+
+// lastAnswer takes the answer of the last request at a limit: there is no request left to
+// correct it.
+func (r *run[O]) lastAnswer(ctx context.Context, reply model.Reply) (bool, error) {
+	r.answerAll(reply.ToolCalls, "not run: the budget is spent")
+	var err error
+	if strings.TrimSpace(reply.Text) == "" {
+		err = errors.New("the model gave no answer in its last request")
+	} else {
+		err = r.parse(ctx, reply.Text)
+	}
+	if err == nil {
+		return true, nil
+	}
+	r.failures = append(r.failures, err)
+	return false, &OutputError{Assistant: r.p.name, Raw: reply.Text, Attempts: r.failures}
+}
+
 // finish returns the run's Result.
 func (r *run[O]) finish(ctx context.Context) (*Result[O], error) {
 	r.res.Stop = StopAnswer
+	if r.last {
+		r.res.Stop = StopLimitAnswer
+	}
 	r.res.Messages = r.msgs[r.first:len(r.msgs):len(r.msgs)]
 	r.res.Usage = r.state.account.Report()
 	if r.state.handler != nil {
@@ -224,8 +290,16 @@ func (r *run[O]) finish(ctx context.Context) (*Result[O], error) {
 	return &r.res, nil
 }
 
-// fail ends the run with err, with the Result so far once a request was sent.
+// fail ends the run with err, with the Result so far once a request was sent. A limit
+// reached anywhere ends the whole tree; the top run then returns the *usage.LimitError,
+// whichever run hit it.
 func (r *run[O]) fail(ctx context.Context, err error) (*Result[O], error) {
+	var limit *usage.LimitError
+	if errors.As(err, &limit) {
+		r.state.tree.cancel(err)
+	} else if r.state.depth == 0 && errors.As(context.Cause(ctx), &limit) {
+		err = context.Cause(ctx)
+	}
 	var out *Result[O]
 	if r.sent {
 		var zero O

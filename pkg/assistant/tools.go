@@ -13,6 +13,7 @@ import (
 
 	"github.com/cadrehq/cadre/pkg/callback"
 	"github.com/cadrehq/cadre/pkg/tool"
+	"github.com/cadrehq/cadre/pkg/usage"
 	"github.com/tmc/langchaingo/llms"
 )
 
@@ -69,6 +70,12 @@ func (r *run[O]) toolTurn(ctx context.Context, calls []llms.ToolCall) (bool, err
 	if len(todo) > 0 {
 		if err := r.state.account.ReserveToolCalls(r.res.Model, len(todo)); err != nil {
 			// Not counted: a report never shows more tool calls than the limit allowed.
+			if r.p.finalOnLimit && !r.last {
+				r.notRun(results, todo, "not run: the budget for tool calls is spent")
+				r.appendResults(calls, results)
+				r.lastRequest()
+				return false, nil
+			}
 			r.notRun(results, todo, "not run: "+err.Error())
 			r.appendResults(calls, results)
 			return false, err
@@ -76,7 +83,7 @@ func (r *run[O]) toolTurn(ctx context.Context, calls []llms.ToolCall) (bool, err
 		r.execute(ctx, calls, todo, results)
 	}
 	r.appendResults(calls, results)
-	return false, nil
+	return false, r.fatal
 }
 
 func (r *run[O]) notRun(results []string, todo []int, why string) {
@@ -148,6 +155,9 @@ func (r *run[O]) call(ctx context.Context, c llms.ToolCall) string {
 	}
 	start := time.Now()
 	out, err, panicked := r.callTool(ctx, name, args)
+	if err != nil && endsTree(ctx, err) {
+		r.setFatal(err)
+	}
 	if err != nil {
 		out = r.capResult("error: " + err.Error())
 		if h != nil {
@@ -220,4 +230,20 @@ func (r *run[O]) capResult(out string) string {
 		cut--
 	}
 	return out[:cut] + fmt.Sprintf("\n[result cut: it was %d bytes and the limit is %d; ask for less, e.g. narrower arguments]", len(out), limit)
+}
+
+// endsTree reports whether a tool's error must end the run instead of going back to the model:
+// a limit reached in a run it delegated to, the depth limit, or the run's own cancellation.
+func endsTree(ctx context.Context, err error) bool {
+	var limit *usage.LimitError
+	return errors.As(err, &limit) || errors.Is(err, ErrDepthLimit) || ctx.Err() != nil
+}
+
+// setFatal keeps the first error that ends the run, from any of a turn's tool calls.
+func (r *run[O]) setFatal(err error) {
+	r.fatalMu.Lock()
+	defer r.fatalMu.Unlock()
+	if r.fatal == nil {
+		r.fatal = err
+	}
 }

@@ -49,6 +49,21 @@ func (a *Account) ReserveRequest() error {
 	return nil
 }
 
+// RequestsLeft returns how many more requests MaxRequests allows this account, the fewest left
+// at any level from this account up to the ledger; -1 when no level limits requests. Another
+// run of the tree may take some before this account does.
+func (a *Account) RequestsLeft() int {
+	a.ledger.mu.Lock()
+	defer a.ledger.mu.Unlock()
+	left := -1
+	for n := &a.node; n != nil; n = n.parent {
+		if limit := n.max.MaxRequests; limit > 0 && (left < 0 || limit-n.requests < left) {
+			left = max(limit-n.requests, 0)
+		}
+	}
+	return left
+}
+
 // ReserveToolCalls reserves a whole batch of n tool calls made by model, all or none, against
 // MaxToolCalls of this account, each ancestor and the ledger. On success the n calls are also
 // recorded as Usage.ToolCalls, under this account's agent and model, in this account and

@@ -449,3 +449,28 @@ func TestOwnLimitsCopied(t *testing.T) {
 	reserveRequests(t, a, 1)
 	wantLimit(t, a.ReserveRequest(), usage.LimitError{Limit: "requests", Max: 1, Used: 1, Agent: "a"})
 }
+
+func TestRequestsLeft(t *testing.T) {
+	t.Parallel()
+	l := usage.NewLedger(usage.Limits{MaxRequests: 5})
+	top := l.Open(nil, "top", nil)
+	child := l.Open(top, "child", &usage.Limits{MaxRequests: 2})
+	if got := top.RequestsLeft(); got != 5 {
+		t.Errorf("top.RequestsLeft() = %d, want 5", got)
+	}
+	reserveRequests(t, child, 1)
+	if got := child.RequestsLeft(); got != 1 {
+		t.Errorf("child.RequestsLeft() = %d, want 1: its own limit is the tighter", got)
+	}
+	reserveRequests(t, top, 3)
+	if got := child.RequestsLeft(); got != 1 {
+		t.Errorf("child.RequestsLeft() = %d, want 1", got)
+	}
+	reserveRequests(t, top, 1)
+	if got := child.RequestsLeft(); got != 0 {
+		t.Errorf("child.RequestsLeft() = %d, want 0: the ledger's 5 are spent", got)
+	}
+	if got := usage.NewLedger(usage.Limits{MaxRequests: -1}).Open(nil, "free", nil).RequestsLeft(); got != -1 {
+		t.Errorf("RequestsLeft() without a limit = %d, want -1", got)
+	}
+}
