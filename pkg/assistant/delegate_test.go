@@ -231,7 +231,9 @@ func TestRecursionStopsAtTheDepthLimit(t *testing.T) {
 }
 
 // lateRunner lets an assistant delegate to itself: it is made before the assistant is.
-type lateRunner struct{ get func() assistant.Runner[string] }
+type lateRunner struct {
+	get func() assistant.Runner[string]
+}
 
 func (l *lateRunner) Name() string        { return "self" }
 func (l *lateRunner) Description() string { return "Delegates to itself." }
