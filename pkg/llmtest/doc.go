@@ -10,6 +10,13 @@
 // ([Fail]), or a whole response shaped as some provider shapes it. A reply can report token
 // usage and take time (Latency) to answer, honouring the request's context.
 //
+// [Synthetic] needs no script: for any assistant, it first calls each tool offered once, with
+// arguments generated from the tool's JSON Schema, then answers through final_result (or with
+// JSON for a schema that ends the system prompt, or with a fixed text), every value valid for its
+// schema and determined by a seed ([WithSeed]). It decides from each request's messages alone,
+// so concurrent runs can share it. Use it to test the wiring of an agent (tools, output type,
+// delegation, limits) where the model's choices do not matter.
+//
 // To test the wire, [NewOpenAIServer] and [NewAnthropicServer] start fake OpenAI Chat
 // Completions and Anthropic Messages APIs on 127.0.0.1, for langchaingo's real clients: a
 // [Server] answers each request with a model's reply (a Scripted or FuncModel, which sees the
