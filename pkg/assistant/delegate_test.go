@@ -346,3 +346,19 @@ func (s spyRunner) Run(_ context.Context, in assistant.Input) (*assistant.Result
 	*s.in = in
 	return &assistant.Result[string]{Output: "ok"}, nil
 }
+
+func TestCancelledToolErrorIsTheContextError(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(testContext(t))
+	// A tool that notices the cancellation but reports an error of its own.
+	stubborn := tool.Func("wait", "Waits.", func(ctx context.Context, _ struct{}) (string, error) {
+		cancel()
+		<-ctx.Done()
+		return "", errors.New("backend gave up")
+	})
+	m := llmtest.NewScripted(llmtest.Calls(llmtest.Call("wait", `{}`)), llmtest.Text("never"))
+	_, err := assistant.New[string]("a", assistant.WithModel(m), assistant.WithTools(stubborn)).Run(ctx, assistant.Input{Prompt: "go"})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+}

@@ -290,15 +290,14 @@ func (r *run[O]) finish(ctx context.Context) (*Result[O], error) {
 	return &r.res, nil
 }
 
-// fail ends the run with err, with the Result so far once a request was sent. A limit
-// reached anywhere ends the whole tree; the top run then returns the *usage.LimitError,
-// whichever run hit it.
+// fail ends the run with err, with the Result so far once a request was sent. A limit or the
+// depth limit reached anywhere ends the whole tree; the top run then returns that error,
+// whichever run met it.
 func (r *run[O]) fail(ctx context.Context, err error) (*Result[O], error) {
-	var limit *usage.LimitError
-	if errors.As(err, &limit) {
+	if endsTreeCause(err) {
 		r.state.tree.cancel(err)
-	} else if r.state.depth == 0 && errors.As(context.Cause(ctx), &limit) {
-		err = context.Cause(ctx)
+	} else if cause := context.Cause(ctx); r.state.depth == 0 && endsTreeCause(cause) {
+		err = cause
 	}
 	var out *Result[O]
 	if r.sent {

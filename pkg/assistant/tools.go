@@ -156,7 +156,12 @@ func (r *run[O]) call(ctx context.Context, c llms.ToolCall) string {
 	start := time.Now()
 	out, err, panicked := r.callTool(ctx, name, args)
 	if err != nil && endsTree(ctx, err) {
-		r.setFatal(err)
+		fatal := err
+		if !endsTreeCause(err) {
+			// The run was cancelled: say so, whatever the tool made of it.
+			fatal = fmt.Errorf("assistant %q: %w", r.p.name, context.Cause(ctx))
+		}
+		r.setFatal(fatal)
 	}
 	if err != nil {
 		out = r.capResult("error: " + err.Error())
@@ -235,8 +240,14 @@ func (r *run[O]) capResult(out string) string {
 // endsTree reports whether a tool's error must end the run instead of going back to the model:
 // a limit reached in a run it delegated to, the depth limit, or the run's own cancellation.
 func endsTree(ctx context.Context, err error) bool {
+	return endsTreeCause(err) || ctx.Err() != nil
+}
+
+// endsTreeCause reports whether err ends a whole delegation tree wherever it happens: a limit,
+// or the depth limit.
+func endsTreeCause(err error) bool {
 	var limit *usage.LimitError
-	return errors.As(err, &limit) || errors.Is(err, ErrDepthLimit) || ctx.Err() != nil
+	return errors.As(err, &limit) || errors.Is(err, ErrDepthLimit)
 }
 
 // setFatal keeps the first error that ends the run, from any of a turn's tool calls.

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/cadrehq/cadre/pkg/llmtest"
+	"github.com/cadrehq/cadre/pkg/usage"
+	"github.com/tmc/langchaingo/llms"
+)
+
+// TestPipeline runs the pipeline offline, and through an llm.yaml against a fake OpenAI server:
+// the real client, the factory and the wire. The steps run one after the other, so one script
+// answers them all, in order.
+func TestPipeline(t *testing.T) {
+	m := llmtest.NewScripted(
+		llmtest.Reply{
+			// A model offered the final_result tool answers through it.
+			ToolCalls: []llms.ToolCall{llmtest.Call("final_result",
+				`{"customer":"Bo Lind","order_id":"","product":"grinder","problem":"not delivered","wants":"a refund","deadline":""}`)},
+			Usage: usage.Usage{InputTokens: 300, OutputTokens: 40},
+		},
+		llmtest.Reply{
+			Text:  `{"category":"late","urgency":"normal","team":"shipping","reason":"The parcel never came."}`,
+			Usage: usage.Usage{InputTokens: 250, OutputTokens: 30},
+		},
+		llmtest.Reply{Text: "Bo Lind's grinder never arrived; trace it or refund it.", Usage: usage.Usage{InputTokens: 200, OutputTokens: 20}},
+	)
+	srv := llmtest.NewOpenAIServer(m)
+	defer srv.Close()
+	// Each assistant is bound by its name; there is no default model.
+	file, err := os.CreateTemp(t.TempDir(), "llm*.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	if _, err := fmt.Fprintf(file, `providers:
+  fake: { type: openai, api_key: test-key, base_url: %s/v1 }
+models:
+  small: { provider: fake, model: gpt-small }
+assistants:
+  extractor: small
+  classifier: small
+  summarizer: small
+`, srv.URL()); err != nil {
+		t.Fatal(err)
+	}
+	config := file.Name()
+
+	for _, tc := range []struct {
+		name, config, want string
+	}{
+		{"offline", "", `pipeline: offline, with scripted models (no API key needed)
+1. extractor:  Ana Costa, order 48213: espresso machine, cracked water tank on arrival; wants a replacement by Friday
+2. classifier: damaged, high urgency, to returns: It arrived broken and the customer needs it working by Friday.
+3. summarizer: Ana Costa's espresso machine (order 48213) arrived with a cracked water tank. Ship a replacement by express today with a prepaid return label for the broken one. She needs it working by Friday, when her café reopens.
+
+extractor   requests 1  tokens   445 (388 in, 57 out)
+classifier  requests 1  tokens   379 (341 in, 38 out)
+summarizer  requests 1  tokens   273 (212 in, 61 out)
+pipeline    requests 3  tokens  1097 (941 in, 156 out)
+`},
+		{"llm.yaml", config, "pipeline: with the models of " + config + `
+1. extractor:  Bo Lind: grinder, not delivered; wants a refund
+2. classifier: late, normal urgency, to shipping: The parcel never came.
+3. summarizer: Bo Lind's grinder never arrived; trace it or refund it.
+
+extractor   requests 1  tokens   340 (300 in, 40 out)
+classifier  requests 1  tokens   280 (250 in, 30 out)
+summarizer  requests 1  tokens   220 (200 in, 20 out)
+pipeline    requests 3  tokens   840 (750 in, 90 out)
+`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out strings.Builder
+			if err := run(context.Background(), &out, tc.config); err != nil {
+				t.Fatal(err)
+			}
+			if out.String() != tc.want {
+				t.Errorf("output:\n%s\nwant:\n%s", out.String(), tc.want)
+			}
+		})
+	}
+
+	// The summarizer was told its team by a template var, from the classifier's output.
+	reqs := m.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("the fake server's model got %d requests, want 3", len(reqs))
+	}
+	if system := fmt.Sprint(reqs[2].Messages[0].Parts); !strings.Contains(system, "for the shipping team") {
+		t.Errorf("the summarizer's system prompt does not name the team: %s", system)
+	}
+}
