@@ -4,11 +4,12 @@ GO          ?= go
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 PKGS        := ./...
 
-.PHONY: test vet lint fmt fmt-check bench cover fuzz quickstart
+.PHONY: test vet lint fmt fmt-check bench cover fuzz quickstart interop-deps
 
-## test: everything CI checks — formatting, vet, staticcheck, the race-enabled test suite, and
-## a few seconds of each fuzz target (a crash found there is saved under testdata/fuzz).
-test: fmt-check vet lint
+## test: everything CI checks — formatting, vet, staticcheck, the race-enabled test suite (with
+## the MCP interop tests, which need Node.js: see interop-deps), and a few seconds of each fuzz
+## target (a crash found there is saved under testdata/fuzz).
+test: interop-deps fmt-check vet lint
 	$(GO) test -race -count=1 $(PKGS)
 	$(MAKE) fuzz FUZZTIME=5s
 
@@ -17,6 +18,19 @@ FUZZTIME ?= 60s
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseConfig$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s ./pkg/llmfactory/
 	$(GO) test -run '^$$' -fuzz '^FuzzValidate$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s ./pkg/schema/
+
+## interop-deps: the npm packages of the MCP interop tests, as pinned in interop/package-lock.json,
+## in interop/node_modules; installed again when the lock file is newer than the install.
+interop-deps: interop/node_modules/.package-lock.json
+
+interop/node_modules/.package-lock.json: interop/package.json interop/package-lock.json
+	@if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then \
+		echo "The MCP interop tests need Node.js and npm: install Node.js 20 and npm (apt-get install nodejs npm)." >&2; \
+		echo "To run the Go tests without them: CADRE_NO_NODE=1 go test ./..." >&2; \
+		exit 1; \
+	fi
+	npm ci --prefix interop --no-audit --no-fund
+	@touch $@
 
 vet:
 	$(GO) vet $(PKGS)

@@ -32,11 +32,11 @@ import (
 // Ticket is what the extractor reads out of an email.
 type Ticket struct {
 	Customer string `json:"customer"`
-	OrderID  string `json:"order_id" jsonschema:"description=The order number as written, or empty"`
+	OrderID  string `json:"order_id" jsonschema_description:"The order number as written, or empty"`
 	Product  string `json:"product"`
-	Problem  string `json:"problem" jsonschema:"description=What is wrong, in a few words"`
+	Problem  string `json:"problem" jsonschema_description:"What is wrong, in a few words"`
 	Wants    string `json:"wants" jsonschema:"description=What the customer asks for"`
-	Deadline string `json:"deadline" jsonschema:"description=By when they need it, or empty"`
+	Deadline string `json:"deadline" jsonschema_description:"By when they need it, or empty"`
 }
 
 // String is the ticket on one line, without the fields left empty.
@@ -57,7 +57,7 @@ type Triage struct {
 	Category string `json:"category" jsonschema:"enum=damaged,enum=late,enum=billing,enum=question"`
 	Urgency  string `json:"urgency" jsonschema:"enum=low,enum=normal,enum=high"`
 	Team     string `json:"team" jsonschema:"enum=returns,enum=shipping,enum=billing,enum=support"`
-	Reason   string `json:"reason" jsonschema:"description=Why, in one sentence"`
+	Reason   string `json:"reason" jsonschema_description:"Why, in one sentence"`
 }
 
 const email = `Subject: Order 48213 arrived broken

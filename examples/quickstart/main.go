@@ -31,12 +31,12 @@ import (
 // schema and decoded for you.
 type Packing struct {
 	City  string   `json:"city" jsonschema:"description=The city of the trip"`
-	Items []string `json:"items" jsonschema:"description=What to pack, most important first"`
+	Items []string `json:"items" jsonschema_description:"What to pack, most important first"`
 }
 
 // ForecastIn and Forecast are the tool's arguments and result.
 type ForecastIn struct {
-	City string `json:"city" jsonschema:"description=A city name, e.g. Lisbon"`
+	City string `json:"city" jsonschema_description:"A city name, e.g. Lisbon"`
 }
 
 type Forecast struct {

@@ -23,7 +23,7 @@ func search(_ context.Context, in SearchIn) (SearchResult, error) {
 
 // PriceIn and Prices are the analyst's tool.
 type PriceIn struct {
-	Destination string `json:"destination" jsonschema:"description=The city, e.g. Lisbon"`
+	Destination string `json:"destination" jsonschema_description:"The city, e.g. Lisbon"`
 	Nights      int    `json:"nights" jsonschema:"minimum=1"`
 }
 

@@ -1,0 +1,169 @@
+// Command mcpserver serves two assistants over the Model Context Protocol: "planner", which
+// answers with a typed trip plan, and "guide", which answers in prose. Each is a prompt; their
+// tools (forecast, phrasebook) and the assistants wrapped as tools (plan_trip, ask_guide) are
+// tools. forecast and plan_trip are typed: they return structured content.
+//
+// It serves over stdio by default, for a desktop client that starts it:
+//
+//	go run ./examples/mcpserver
+//
+// and over streamable HTTP, at /mcp, with -http:
+//
+//	go run ./examples/mcpserver -http 127.0.0.1:8080   # http://127.0.0.1:8080/mcp
+//
+// It runs offline by default: test models play the models' part, so it needs no key, and it
+// says so on stderr (stdout carries the stdio protocol). With -config it uses the models that
+// llm.yaml gives the assistants "planner" and "guide" (or the default one):
+//
+//	go run ./examples/mcpserver -config llm.yaml
+//
+// docs/mcp.md shows how to connect a client.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/cadrehq/cadre/pkg/assistant"
+	"github.com/cadrehq/cadre/pkg/llmfactory"
+	"github.com/cadrehq/cadre/pkg/mcpbridge"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+func main() {
+	config := flag.String("config", "", "an llm.yaml to take the models from (default: offline, with test models)")
+	addr := flag.String("http", "", "serve streamable HTTP on this address, e.g. 127.0.0.1:8080, at /mcp (default: stdio)")
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, *config, *addr, os.Stdin, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "mcpserver:", err)
+		os.Exit(1)
+	}
+}
+
+// run serves until ctx is done or, over stdio, until stdin ends. Everything it says goes to
+// stderr.
+func run(ctx context.Context, config, addr string, stdin io.Reader, stdout, stderr io.Writer) error {
+	s, err := newServer(config, stderr)
+	if err != nil {
+		return err
+	}
+	if addr == "" {
+		fmt.Fprintln(stderr, "mcpserver: serving MCP over stdio")
+		return serveStdio(ctx, s, stdin, stdout, stderr)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	return serveHTTP(ctx, s, ln, stderr)
+}
+
+// newServer makes the MCP server: the assistants as prompts, their tools and the assistants
+// wrapped as tools as tools.
+func newServer(config string, stderr io.Writer) (*server.MCPServer, error) {
+	models, err := chooseModels(config, stderr)
+	if err != nil {
+		return nil, err
+	}
+	planner, guide := newPlanner(models.planner), newGuide(models.guide)
+
+	s := server.NewMCPServer("cadre-mcpserver", "1.0.0",
+		server.WithInstructions("Trip planning: the planner prompt and plan_trip tool plan a trip; the guide prompt and ask_guide tool answer questions about a city."))
+	logged := mcpbridge.WithErrorHandler(logTo(stderr))
+	for _, a := range []assistant.Agent{planner, guide} {
+		if err := mcpbridge.AddPrompt(s, a, logged); err != nil {
+			return nil, err
+		}
+	}
+	tools := append(travelTools(),
+		assistant.AsTool[TripRequest](planner, assistant.ToolName("plan_trip")),
+		assistant.AsTool[string](guide, assistant.ToolName("ask_guide")),
+	)
+	for _, t := range tools {
+		if err := mcpbridge.AddTool(s, t, logged); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// assistantModels holds the model option of each assistant.
+type assistantModels struct{ planner, guide assistant.Option }
+
+// chooseModels returns the offline models, or the models of the llm.yaml at config.
+func chooseModels(config string, stderr io.Writer) (assistantModels, error) {
+	if config == "" {
+		fmt.Fprintln(stderr, "mcpserver: offline, with test models that play the models' part (no API key needed); give -config llm.yaml for real models")
+		return assistantModels{
+			planner: assistant.WithModel(offlinePlanner()),
+			guide:   assistant.WithModel(offlineGuide()),
+		}, nil
+	}
+	f, err := llmfactory.Load(config)
+	if err != nil {
+		return assistantModels{}, err
+	}
+	fmt.Fprintln(stderr, "mcpserver: with the models of", config)
+	return assistantModels{planner: assistant.WithModels(f), guide: assistant.WithModels(f)}, nil
+}
+
+// logTo returns an error handler that logs each failed prompt or tool call to w: the client
+// got the error too, and a panic's stack is only here.
+func logTo(w io.Writer) func(context.Context, string, error) {
+	l := log.New(w, "mcpserver: ", log.LstdFlags)
+	return func(_ context.Context, name string, err error) {
+		var p *mcpbridge.PanicError
+		if errors.As(err, &p) {
+			l.Printf("%s: %v\n%s", name, err, p.Stack)
+			return
+		}
+		l.Printf("%s: %v", name, err)
+	}
+}
+
+func serveStdio(ctx context.Context, s *server.MCPServer, stdin io.Reader, stdout, stderr io.Writer) error {
+	srv := server.NewStdioServer(s)
+	srv.SetErrorLogger(log.New(stderr, "mcpserver: ", log.LstdFlags))
+	return srv.Listen(ctx, stdin, stdout)
+}
+
+// serveHTTP serves streamable HTTP at /mcp on ln until ctx is done, then shuts down.
+func serveHTTP(ctx context.Context, s *server.MCPServer, ln net.Listener, stderr io.Writer) error {
+	mux := http.NewServeMux()
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	h := server.NewStreamableHTTPServer(s,
+		server.WithStreamableHTTPServer(hs),
+		server.WithStreamableHTTPLogger(slog.New(slog.NewTextHandler(stderr, nil))))
+	mux.Handle("/mcp", h)
+
+	fmt.Fprintf(stderr, "mcpserver: serving MCP over streamable HTTP at http://%s/mcp\n", ln.Addr())
+	done := make(chan error, 1)
+	go func() { done <- hs.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := h.Shutdown(shutdown); err != nil {
+		_ = hs.Close()
+	}
+	if err := <-done; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}

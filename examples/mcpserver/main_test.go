@@ -1,0 +1,274 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cadrehq/cadre/pkg/llmtest"
+	"github.com/cadrehq/cadre/pkg/usage"
+	"github.com/google/go-cmp/cmp"
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/tmc/langchaingo/llms"
+)
+
+func testContext(t *testing.T) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// initialize starts c and initializes it; c is closed when the test ends.
+func initialize(t *testing.T, c *client.Client) *client.Client {
+	t.Helper()
+	t.Cleanup(func() { _ = c.Close() })
+	ctx := testContext(t)
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var init mcp.InitializeRequest
+	init.Params.ClientInfo = mcp.Implementation{Name: "mcpserver-test", Version: "1.0.0"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func inProcess(t *testing.T, config string) *client.Client {
+	t.Helper()
+	s, err := newServer(config, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.NewInProcessClient(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return initialize(t, c)
+}
+
+func getPrompt(t *testing.T, c *client.Client, name, input string) (user, answer string) {
+	t.Helper()
+	var req mcp.GetPromptRequest
+	req.Params.Name = name
+	req.Params.Arguments = map[string]string{"input": input}
+	res, err := c.GetPrompt(testContext(t), req)
+	if err != nil {
+		t.Fatalf("prompt %s: %v", name, err)
+	}
+	if len(res.Messages) != 2 || res.Messages[0].Role != mcp.RoleUser || res.Messages[1].Role != mcp.RoleAssistant {
+		t.Fatalf("prompt %s: messages %+v, want user then assistant", name, res.Messages)
+	}
+	return res.Messages[0].Content.(mcp.TextContent).Text, res.Messages[1].Content.(mcp.TextContent).Text
+}
+
+func callTool(t *testing.T, c *client.Client, name, args string) *mcp.CallToolResult {
+	t.Helper()
+	var req mcp.CallToolRequest
+	req.Params.Name = name
+	req.Params.Arguments = json.RawMessage(args)
+	res, err := c.CallTool(testContext(t), req)
+	if err != nil {
+		t.Fatalf("tool %s: %v", name, err)
+	}
+	return res
+}
+
+func text(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+// exercise checks, through c, what a client sees of the offline server.
+func exercise(t *testing.T, c *client.Client) {
+	t.Helper()
+	ctx := testContext(t)
+	prompts, err := c.ListPrompts(ctx, mcp.ListPromptsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range prompts.Prompts {
+		names = append(names, p.Name)
+	}
+	slices.Sort(names)
+	if diff := cmp.Diff([]string{"guide", "planner"}, names); diff != "" {
+		t.Errorf("prompts (-want +got):\n%s", diff)
+	}
+	tools, err := c.ListTools(ctx, mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	typed := map[string]bool{}
+	for _, tl := range tools.Tools {
+		typed[tl.Name] = tl.OutputSchema.Type == "object"
+	}
+	want := map[string]bool{"forecast": true, "plan_trip": true, "phrasebook": false, "ask_guide": false}
+	if diff := cmp.Diff(want, typed); diff != "" {
+		t.Errorf("tools, typed or not (-want +got):\n%s", diff)
+	}
+
+	user, answer := getPrompt(t, c, "planner", "Plan 4 days in Lisbon, please.")
+	var plan Plan
+	if err := json.Unmarshal([]byte(answer), &plan); err != nil {
+		t.Fatalf("planner answered %q: %v", answer, err)
+	}
+	if user != "Plan 4 days in Lisbon, please." || plan.City != "Lisbon" || plan.Days != 4 || len(plan.Pack) == 0 {
+		t.Errorf("planner: user %q, plan %+v", user, plan)
+	}
+	if _, answer := getPrompt(t, c, "guide", "What should I say in Paris?"); !strings.Contains(answer, "Bonjour") {
+		t.Errorf("guide answered %q", answer)
+	}
+
+	res := callTool(t, c, "forecast", `{"city":"Oslo"}`)
+	var f Forecast
+	if err := json.Unmarshal(res.RawStructuredContent, &f); err != nil || f.City != "Oslo" || res.IsError {
+		t.Errorf("forecast: structured %s (%v), isError %v", res.RawStructuredContent, err, res.IsError)
+	}
+	res = callTool(t, c, "plan_trip", `{"city":"Kyoto","days":2}`)
+	if err := json.Unmarshal(res.RawStructuredContent, &plan); err != nil || plan.City != "Kyoto" || plan.Days != 2 {
+		t.Errorf("plan_trip: structured %s (%v), text %q", res.RawStructuredContent, err, text(res))
+	}
+	if res := callTool(t, c, "ask_guide", `{"input":"Hello from Rome?"}`); res.IsError || !strings.Contains(text(res), "grazie") {
+		t.Errorf("ask_guide: %q", text(res))
+	}
+	if res := callTool(t, c, "forecast", `{"town":"Oslo"}`); !res.IsError || !strings.Contains(text(res), `missing required property "city"`) {
+		t.Errorf("bad arguments: isError %v, %q", res.IsError, text(res))
+	}
+	if res := callTool(t, c, "forecast", `{"city":" "}`); !res.IsError || !strings.Contains(text(res), "the city is empty") {
+		t.Errorf("tool error: isError %v, %q", res.IsError, text(res))
+	}
+}
+
+func TestOffline(t *testing.T) {
+	t.Parallel()
+	exercise(t, inProcess(t, ""))
+}
+
+// The offline models answer any number of requests, concurrently.
+func TestOfflineAnswersForever(t *testing.T) {
+	t.Parallel()
+	c := inProcess(t, "")
+	cities := []string{"Lisbon", "Tokyo", "Reykjavik", "Lima"}
+	var wg sync.WaitGroup
+	for i := range 40 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			city := cities[i%len(cities)]
+			var req mcp.CallToolRequest
+			req.Params.Name = "plan_trip"
+			req.Params.Arguments = map[string]any{"city": city, "days": 1 + i%5}
+			res, err := c.CallTool(testContext(t), req)
+			if err != nil || res.IsError {
+				t.Errorf("call %d: %v %s", i, err, text(res))
+				return
+			}
+			var plan Plan
+			if err := json.Unmarshal(res.RawStructuredContent, &plan); err != nil || plan.City != city || plan.Days != 1+i%5 {
+				t.Errorf("call %d: %s", i, res.RawStructuredContent)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func TestStdio(t *testing.T) {
+	t.Parallel()
+	clientIn, serverOut := io.Pipe()
+	serverIn, clientOut := io.Pipe()
+	var stderr strings.Builder
+	done := make(chan error, 1)
+	go func() {
+		done <- run(context.Background(), "", "", serverIn, serverOut, &stderr)
+		serverOut.Close()
+	}()
+	c := initialize(t, client.NewClient(transport.NewIO(clientIn, clientOut, io.NopCloser(strings.NewReader("")))))
+	exercise(t, c)
+	clientOut.Close() // the end of stdin ends the server
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stderr.String(), "mcpserver: offline") {
+		t.Errorf("stderr does not say the server is offline: %q", stderr.String())
+	}
+}
+
+func TestHTTP(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := newServer("", io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var stderr strings.Builder
+	done := make(chan error, 1)
+	go func() { done <- serveHTTP(ctx, s, ln, &stderr) }()
+	url := "http://" + ln.Addr().String() + "/mcp"
+	c, err := client.NewStreamableHttpClient(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exercise(t, initialize(t, c))
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stderr.String(), "at "+url) {
+		t.Errorf("stderr does not give the URL %s: %q", url, stderr.String())
+	}
+}
+
+// The same server through an llm.yaml, against a fake OpenAI server: the real client, the
+// factory and the wire.
+func TestWithConfig(t *testing.T) {
+	t.Parallel()
+	m := llmtest.NewFunc(func(_ context.Context, req llmtest.Request) llmtest.Reply {
+		if _, ok := toolResult(req); ok {
+			return llmtest.Reply{Text: `{"city":"Porto","days":2,"pack":["raincoat"],"advice":"Take the tram."}`, Usage: usage.Usage{InputTokens: 50, OutputTokens: 20}}
+		}
+		return llmtest.Reply{ToolCalls: []llms.ToolCall{llmtest.Call("forecast", `{"city":"Porto"}`)}, Usage: usage.Usage{InputTokens: 40, OutputTokens: 10}}
+	})
+	srv := llmtest.NewOpenAIServer(m)
+	defer srv.Close()
+	config := filepath.Join(t.TempDir(), "llm.yaml")
+	doc := "providers:\n  openai:\n    api_key: test-key\n    base_url: " + srv.URL() + "/v1\nmodels:\n  fast: { provider: openai, model: gpt-test }\ndefault: fast\n"
+	if err := os.WriteFile(config, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := inProcess(t, config)
+	_, answer := getPrompt(t, c, "planner", "Two days in Porto?")
+	var plan Plan
+	if err := json.Unmarshal([]byte(answer), &plan); err != nil || fmt.Sprint(plan.Pack) != "[raincoat]" {
+		t.Errorf("planner answered %q (%v)", answer, err)
+	}
+}
+
+func TestBadConfig(t *testing.T) {
+	t.Parallel()
+	err := run(context.Background(), filepath.Join(t.TempDir(), "missing.yaml"), "", strings.NewReader(""), io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "missing.yaml") {
+		t.Errorf("error %v, want one naming the file", err)
+	}
+}

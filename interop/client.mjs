@@ -1,0 +1,72 @@
+// An MCP client on the official TypeScript SDK, for the interop tests (interop_test.go).
+//
+//   node interop/client.mjs --stdio <command> [args...]
+//   node interop/client.mjs --http <url>
+//
+// It reads a JSON array of steps from stdin, such as
+//   [{"op":"listTools"}, {"op":"callTool","name":"forecast","arguments":{"city":"Oslo"}}]
+// (ops: listPrompts, listTools, getPrompt, callTool; name and arguments as the SDK takes them),
+// runs them in order against the server, and writes one JSON object to stdout:
+//   {"server": {...}, "steps": [{"op": ..., "ok": true, "result": ...} or {"op": ..., "ok": false, "error": "..."}]}
+// A step that fails does not stop the others. The exit code is 1 only when the client cannot
+// connect or the input is wrong.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+
+function transportFrom(argv) {
+  const [mode, target, ...rest] = argv;
+  if (mode === "--stdio" && target) {
+    return new StdioClientTransport({ command: target, args: rest, stderr: "inherit" });
+  }
+  if (mode === "--http" && target) {
+    return new StreamableHTTPClientTransport(new URL(target));
+  }
+  throw new Error("usage: node client.mjs --stdio <command> [args...] | --http <url>");
+}
+
+async function readStdin() {
+  const chunks = [];
+  for await (const chunk of process.stdin) chunks.push(chunk);
+  const steps = JSON.parse(Buffer.concat(chunks).toString("utf8") || "[]");
+  if (!Array.isArray(steps)) throw new Error("stdin must be a JSON array of steps");
+  return steps;
+}
+
+async function runStep(client, step) {
+  switch (step.op) {
+    case "listPrompts":
+      return client.listPrompts();
+    case "listTools":
+      return client.listTools();
+    case "getPrompt":
+      return client.getPrompt({ name: step.name, arguments: step.arguments ?? {} });
+    case "callTool":
+      // The SDK checks structuredContent against the tool's outputSchema (from listTools).
+      return client.callTool({ name: step.name, arguments: step.arguments ?? {} });
+    default:
+      throw new Error(`unknown op ${JSON.stringify(step.op)}`);
+  }
+}
+
+async function main() {
+  const steps = await readStdin();
+  const transport = transportFrom(process.argv.slice(2));
+  const client = new Client({ name: "cadre-interop", version: "1.0.0" });
+  await client.connect(transport);
+  const out = { server: client.getServerVersion() ?? null, steps: [] };
+  for (const step of steps) {
+    try {
+      out.steps.push({ op: step.op, ok: true, result: await runStep(client, step) });
+    } catch (err) {
+      out.steps.push({ op: step.op, ok: false, error: String(err?.message ?? err) });
+    }
+  }
+  await client.close();
+  process.stdout.write(JSON.stringify(out) + "\n");
+}
+
+main().catch((err) => {
+  process.stderr.write(`client.mjs: ${err?.stack ?? err}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,24 @@
+// Package mcpbridge connects cadre to the Model Context Protocol, both ways, on mcp-go.
+//
+// Serving: [AddPrompt] registers an assistant (any [assistant.Agent]) on an mcp-go server as
+// a prompt with the arguments "input" and "chat_id"; getting the prompt runs the assistant and
+// returns the user's turn and the assistant's answer. [AddTool] registers a [tool.Tool] (a
+// tool.Func, an assistant wrapped by assistant.AsTool, any tool) as an MCP tool with the
+// tool's argument schema; a [tool.Typed] also declares its output schema and returns its
+// result as structured content beside the text. The server is the caller's: the bridge adds
+// to it and wraps nothing, so the caller picks the transport (stdio, streamable HTTP) and the
+// server's options.
+//
+// The bridge does not rely on the server's options to stay safe: it checks every tool call's
+// arguments against the tool's schema itself and answers a mismatch with an isError result
+// naming the fields; it answers a tool's error with an isError result; and it recovers a panic
+// in a tool or an agent, telling the client only that an internal error happened and the
+// error handler ([WithErrorHandler]) the rest. One bad request never stops the server.
+//
+// Using: [Tools] lists the tools of an MCP server that an mcp-go client is connected to and
+// returns them as []tool.Tool for an assistant's WithTools, with names made valid for model
+// APIs and an optional prefix ([WithPrefix]) so that the tools of two servers cannot collide.
+//
+// The package keeps no state of its own: everything lives in the server, the client and the
+// values the functions return.
+package mcpbridge

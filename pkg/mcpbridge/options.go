@@ -1,0 +1,60 @@
+package mcpbridge
+
+import (
+	"context"
+	"log/slog"
+)
+
+// Option configures how AddPrompt or AddTool registers a prompt or a tool.
+type Option func(*config)
+
+type config struct {
+	name, title, description string
+	onError                  func(ctx context.Context, name string, err error)
+}
+
+// WithName registers the prompt or tool under name instead of the agent's or tool's own name.
+// A tool's name must still be valid for model APIs (see tool.ValidName), since MCP clients
+// hand tools to models.
+func WithName(name string) Option { return func(c *config) { c.name = name } }
+
+// WithTitle gives the prompt or tool a title: a human-readable name that clients show
+// instead of the name.
+func WithTitle(title string) Option { return func(c *config) { c.title = title } }
+
+// WithDescription describes the prompt or tool to MCP clients instead of the agent's or
+// tool's own description.
+func WithDescription(text string) Option { return func(c *config) { c.description = text } }
+
+// WithErrorHandler has h told of every prompt get and tool call that fails: bad arguments,
+// an agent's or tool's error, a panic. name is the prompt's or tool's registered name; err is
+// what the client was told, except for a panic, which h receives as a *PanicError (value and
+// stack) while the client is told only that an internal error happened. h is called on the
+// request's goroutine, possibly from many at once, and must return promptly.
+//
+// Without a handler, panics are logged with slog.Default() and other failures only go back to
+// the client.
+func WithErrorHandler(h func(ctx context.Context, name string, err error)) Option {
+	return func(c *config) { c.onError = h }
+}
+
+func newConfig(name, description string, opts []Option) config {
+	c := config{name: name, description: description}
+	for _, o := range opts {
+		if o != nil {
+			o(&c)
+		}
+	}
+	return c
+}
+
+// report tells the error handler of a failure, or logs a panic when there is none.
+func (c *config) report(ctx context.Context, err error) {
+	if c.onError != nil {
+		c.onError(ctx, c.name, err)
+		return
+	}
+	if p, ok := err.(*PanicError); ok {
+		slog.Default().ErrorContext(ctx, "mcpbridge: recovered a panic", "name", p.Name, "panic", p.Value, "stack", string(p.Stack))
+	}
+}
