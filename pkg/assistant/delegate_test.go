@@ -146,10 +146,14 @@ func TestParallelDelegationsNeverOvershootLimits(t *testing.T) {
 
 func TestFinalAnswerOnLimit(t *testing.T) {
 	t.Parallel()
-	// A model that would call tools forever, and answers when no tool is offered.
+	// A model that would call tools forever, and answers when told its budget is spent.
 	m := llmtest.NewFunc(func(_ context.Context, req llmtest.Request) llmtest.Reply {
-		if len(req.Options.Tools) == 0 {
-			return llmtest.Text(`{"name":"Oslo","population":700000}`)
+		last := req.Messages[len(req.Messages)-1]
+		if last.Role == llms.ChatMessageTypeHuman && strings.Contains(textOf(last), "budget") {
+			if len(req.Options.Tools) == 0 {
+				return llmtest.Fail(errors.New("no tool defined in a conversation with tool calls: providers reject that"))
+			}
+			return llmtest.Calls(llmtest.Call("final_result", `{"name":"Oslo","population":700000}`))
 		}
 		return llmtest.Calls(llmtest.Call("lookup", `{"city":"Oslo"}`))
 	})
@@ -179,7 +183,7 @@ func TestFinalAnswerOnLimit(t *testing.T) {
 			if tc.limits.MaxToolCalls > 0 && res.Usage.Total.ToolCalls > tc.limits.MaxToolCalls {
 				t.Errorf("tool calls = %d, over the limit", res.Usage.Total.ToolCalls)
 			}
-			last := res.Messages[len(res.Messages)-2]
+			last := res.Messages[len(res.Messages)-3] // the budget message, the answer, its result
 			if last.Role != llms.ChatMessageTypeHuman || !strings.Contains(textOf(last), "budget") {
 				t.Errorf("the last request did not tell the model its budget is spent: %q", textOf(last))
 			}

@@ -168,8 +168,10 @@ func WithMaxDepth(n int) Option {
 
 // WithFinalAnswerOnLimit ends a run at its request or tool call limit with an answer instead of
 // an error: when only one request remains under MaxRequests, or the model's next batch of tool
-// calls would not fit under MaxToolCalls, the assistant makes its last request without tools,
-// telling the model its budget is spent and asking for its best answer of the output type.
+// calls would not fit under MaxToolCalls, the assistant makes its last request, telling the
+// model its budget is spent and no tool will run any more, and asking for its best answer of
+// the output type. The tools stay defined in that request (providers reject a conversation
+// with tool calls and no tool defined), but no call of them runs.
 // Response.Stop is then StopLimitAnswer. An answer that cannot be used then is an
 // *OutputError: there is no request left to correct it.
 func WithFinalAnswerOnLimit() Option {

@@ -68,6 +68,9 @@ func newPlan[O any](name string, cfg *config, base *plan[O]) (*plan[O], error) {
 	if p.maxDepth == 0 {
 		p.maxDepth = defaultMaxDepth
 	}
+	if p.mode < OutputAuto || p.mode > OutputPrompted {
+		return nil, fmt.Errorf("output mode %d is not one of OutputAuto, OutputTool, OutputPrompted", p.mode)
+	}
 	if p.maxParallel == 0 {
 		p.maxParallel = defaultMaxParallel
 	}
@@ -181,7 +184,7 @@ func (p *plan[O]) requestOptions(m model.Model, mode OutputMode) ([]llms.CallOpt
 	}
 	if mode == OutputTool {
 		doc, strict := p.out.final.JSON(), false
-		if m.StrictTools {
+		if m.StrictTools && p.out.strictOK {
 			doc, strict = p.out.final.Strict(), true
 		}
 		params, err := m.ToolParameters(doc)
@@ -260,8 +263,11 @@ type output struct {
 	schema  *schema.Schema // O's
 	final   *schema.Schema // final_result's arguments: O's, or {"output": O}
 	wrapped bool           // final_result's arguments are {"output": O}
-	prompt  string         // the output instructions of prompted mode
-	hint    string         // the schema, as quoted in corrections
+	// strictOK: the strict form is one strict providers take: every object closed (a map's
+	// open additionalProperties is refused there).
+	strictOK bool
+	prompt   string // the output instructions of prompted mode
+	hint     string // the schema, as quoted in corrections
 }
 
 const (
@@ -290,6 +296,7 @@ func newOutput[O any]() (*output, error) {
 		}
 		out.wrapped = true
 	}
+	out.strictOK = closedObjects(out.final.Strict())
 	out.hint = string(s.JSON())
 	out.prompt = "Answer with only a JSON value that matches this JSON Schema, without any other text:\n" + out.hint
 	return out, nil
@@ -347,4 +354,34 @@ func compact(doc json.RawMessage) []byte {
 		return doc
 	}
 	return b.Bytes()
+}
+
+// closedObjects reports whether every additionalProperties in a schema document is false.
+func closedObjects(doc json.RawMessage) bool {
+	var v any
+	if json.Unmarshal(doc, &v) != nil {
+		return false
+	}
+	var walk func(any) bool
+	walk = func(v any) bool {
+		switch v := v.(type) {
+		case map[string]any:
+			if ap, ok := v["additionalProperties"]; ok && ap != false {
+				return false
+			}
+			for _, x := range v {
+				if !walk(x) {
+					return false
+				}
+			}
+		case []any:
+			for _, x := range v {
+				if !walk(x) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	return walk(v)
 }

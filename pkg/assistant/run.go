@@ -215,11 +215,9 @@ func (r *run[O]) attempt() int {
 }
 
 // options returns the call options for the chain's model i, prepared once per assistant for
-// a fixed model and once per run otherwise. The last request at a limit offers no tool.
+// a fixed model and once per run otherwise. The tools stay in the last request at a limit:
+// a provider may reject a conversation with tool calls in it but no tool defined.
 func (r *run[O]) options(i int) ([]llms.CallOption, error) {
-	if r.last {
-		return r.p.callOptions, nil
-	}
 	if i == 0 && r.p.reqOpts != nil {
 		return r.p.reqOpts, nil
 	}
@@ -252,21 +250,35 @@ func (r *run[O]) stopped(reply model.Reply, m *model.Model) error {
 // the budget is spent and asking for the best answer now (WithFinalAnswerOnLimit).
 func (r *run[O]) lastRequest() {
 	r.last = true
-	text := "Your budget for this task is spent: this is your last reply, and no tool can be called any more. Give your best final answer now, from what you have."
-	if !r.p.out.text {
+	text := "Your budget for this task is spent: this is your last reply, and no tool will run any more. Give your best final answer now, from what you have."
+	switch {
+	case r.mode == OutputTool:
+		text += " Give it by calling " + finalResult + "."
+	case !r.p.out.text:
 		text += " Answer with only a JSON value that matches this JSON Schema, without any other text:\n" + r.p.out.hint
 	}
 	r.msgs = append(r.msgs, llms.MessageContent{Role: llms.ChatMessageTypeHuman, Parts: []llms.ContentPart{llms.TextContent{Text: text}}})
 }
 
-// lastAnswer takes the answer of the last request at a limit: there is no request left to
-// correct it.
+// lastAnswer takes the answer of the last request at a limit, in a final_result call or in
+// its text: there is no request left to correct it. Other calls are not run.
 func (r *run[O]) lastAnswer(ctx context.Context, reply model.Reply) (bool, error) {
-	r.answerAll(reply.ToolCalls, "not run: the budget is spent")
-	var err error
-	if strings.TrimSpace(reply.Text) == "" {
-		err = errors.New("the model gave no answer in its last request")
-	} else {
+	err := errors.New("the model gave no answer in its last request")
+	results := make([]string, len(reply.ToolCalls))
+	answered := false
+	for i, c := range reply.ToolCalls {
+		results[i] = "not run: the budget is spent"
+		if c.FunctionCall.Name == finalResult && r.mode == OutputTool && !answered {
+			if err = r.parseFinal(ctx, c.FunctionCall.Arguments); err == nil {
+				results[i], answered = resultAccepted, true
+			} else {
+				results[i] = "error: " + err.Error()
+			}
+		}
+	}
+	r.countCalls(reply.ToolCalls)
+	r.appendResults(reply.ToolCalls, results)
+	if !answered && strings.TrimSpace(reply.Text) != "" {
 		err = r.parse(ctx, reply.Text)
 	}
 	if err == nil {

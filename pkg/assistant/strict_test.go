@@ -38,3 +38,34 @@ func TestStrictToolsSendAndAcceptTheStrictForm(t *testing.T) {
 		t.Fatalf("final_result = %+v, want it sent strict", final)
 	}
 }
+
+func TestStrictFormOnlyWhenEveryObjectIsClosed(t *testing.T) {
+	t.Parallel()
+	// A map's strict form keeps an open additionalProperties, which strict providers refuse:
+	// such an output goes out in its ordinary form.
+	m := llmtest.NewScripted(llmtest.Calls(llmtest.Call("final_result", `{"scores":{"a":1}}`)))
+	strict := model.Describe("strict", m)
+	strict.StrictTools = true
+	type scores struct {
+		Scores map[string]int `json:"scores"`
+	}
+	a := assistant.New[scores]("scorer", assistant.WithModels(model.Fixed(strict)))
+	if _, err := a.Run(testContext(t), assistant.Input{Prompt: "Scores?"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range m.Requests()[0].Options.Tools {
+		if tl.Function.Name == "final_result" && tl.Function.Strict {
+			t.Error("final_result was sent strict with an open map in it")
+		}
+	}
+}
+
+func TestNewPanicsOnAnUnknownOutputMode(t *testing.T) {
+	t.Parallel()
+	defer func() {
+		if recover() == nil {
+			t.Error("New accepted output mode 7")
+		}
+	}()
+	assistant.New[profile]("p", assistant.WithOutputMode(assistant.OutputMode(7)))
+}

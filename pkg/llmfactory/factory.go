@@ -85,6 +85,11 @@ type ProviderType struct {
 	NoTools bool
 	// NeedsKey makes a missing api_key an error at first use.
 	NeedsKey bool
+	// Provider is the provider's name in model.Model (which decides, for instance, that
+	// googleai gets its tool parameters as a map); "" means the type's name.
+	Provider string
+	// StrictTools: the provider accepts strict tool schemas (see model.Model.StrictTools).
+	StrictTools bool
 }
 
 // Provider is one provider of llm.yaml, as a ProviderType's New receives it.
@@ -224,19 +229,22 @@ func (f *Factory) newModel(spec *modelSpec) (model.Model, error) {
 	opts := spec.callOptions()
 	if p.typ == "anthropic" && spec.maxTokens == nil {
 		// The anthropic client's own default of 2048 cuts long answers short.
-		opts = append([]llms.CallOption{llms.WithMaxTokens(defaultAnthropicMaxTokens)}, opts...)
+		opts = append([]llms.CallOption{llms.WithMaxTokens(model.DefaultAnthropicMaxTokens)}, opts...)
+	}
+	provider := t.Provider
+	if provider == "" {
+		provider = p.typ
 	}
 	return model.Model{
-		Name:     spec.name,
-		Provider: p.typ,
-		LLM:      &client{llm: llm, provider: p.name, model: spec.name, scrub: tr.scrub},
-		Options:  opts,
-		NoTools:  t.NoTools,
-		Shape:    t.Shape,
+		Name:        spec.name,
+		Provider:    provider,
+		StrictTools: t.StrictTools || p.typ == "openai" && isOpenAI(p.baseURL),
+		LLM:         &client{llm: llm, provider: p.name, model: spec.name, scrub: tr.scrub},
+		Options:     opts,
+		NoTools:     t.NoTools,
+		Shape:       t.Shape,
 	}, nil
 }
-
-const defaultAnthropicMaxTokens = 8192
 
 func isOpenAI(baseURL string) bool {
 	if baseURL == "" {
@@ -301,8 +309,11 @@ func (c *client) GenerateContent(ctx context.Context, msgs []llms.MessageContent
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	if f.noted {
+	if f.noted && (f.status != 0 || f.transient) {
 		return nil, &model.ProviderError{Provider: c.provider, Model: c.model, Status: f.status, Message: f.message}
+	}
+	if f.noted { // a configuration error, such as a host that does not exist: no fallback
+		return nil, fmt.Errorf("provider %q, model %q: %s (check the provider's base_url)", c.provider, c.model, f.message)
 	}
 	return nil, fmt.Errorf("provider %q, model %q: %s", c.provider, c.model, c.scrub(err.Error()))
 }

@@ -7,10 +7,12 @@ import (
 	"errors"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -76,16 +78,18 @@ func (t *transport) attempt(req *http.Request, n int) (*http.Response, error) {
 		r = req.Clone(req.Context())
 		r.Body = body
 	}
-	if t.timeout <= 0 {
-		return t.base.RoundTrip(r)
+	cancel := context.CancelFunc(func() {})
+	if t.timeout > 0 {
+		var ctx context.Context
+		ctx, cancel = context.WithTimeout(r.Context(), t.timeout)
+		r = r.WithContext(ctx)
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), t.timeout)
-	resp, err := t.base.RoundTrip(r.WithContext(ctx))
+	resp, err := t.base.RoundTrip(r)
 	if err != nil {
 		cancel()
 		return nil, err
 	}
-	resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
+	resp.Body = &watchedBody{ReadCloser: resp.Body, cancel: cancel, t: t, f: failureOf(req.Context())}
 	return resp, nil
 }
 
@@ -96,8 +100,9 @@ func (t *transport) retryable(resp *http.Response, err error, attempt int) (time
 	}
 	backoff := t.backoff(attempt)
 	if err != nil {
-		// A connection that failed or timed out; not a cancelled request.
-		return backoff, !errors.Is(err, context.Canceled)
+		// A connection that failed or timed out may work the next time; a host that does not
+		// exist or a certificate that is not valid will not.
+		return backoff, transient(err)
 	}
 	if resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode < 500 {
 		return 0, false
@@ -146,22 +151,58 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-type cancelOnClose struct {
-	io.ReadCloser
-	cancel context.CancelFunc
+// transient reports whether a failed attempt may succeed if sent again: a refused or reset
+// connection, a timeout, a connection cut short. Not a cancelled request, an unknown host, or
+// a TLS certificate error: those are configuration errors.
+func transient(err error) bool {
+	if errors.Is(err, context.Canceled) {
+		return false
+	}
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return dns.IsTimeout || dns.IsTemporary
+	}
+	var ne net.Error
+	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
+		errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
 }
 
-func (c *cancelOnClose) Close() error {
-	err := c.ReadCloser.Close()
-	c.cancel()
+// watchedBody is a response body that ends its attempt's timeout when closed, and notes a
+// body cut short (a broken connection, the timeout) as the request's failure: the clients
+// report such errors without their cause.
+type watchedBody struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+	t      *transport
+	f      *failure
+}
+
+func (b *watchedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && err != io.EOF && b.f != nil && !b.f.noted {
+		*b.f = failure{noted: true, transient: transient(err), message: b.t.scrub("the answer was cut short: " + connectionError(err))}
+	}
+	return n, err
+}
+
+func (b *watchedBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
 	return err
 }
 
 // failure is how a model call's last HTTP attempt failed, noted by the transport.
 type failure struct {
-	noted   bool
-	status  int    // 0 when the provider never answered
-	message string // the provider's words, or the connection error; key scrubbed
+	noted     bool
+	status    int    // 0 when the provider never answered
+	transient bool   // with status 0: the connection failed in a way that may not last
+	message   string // the provider's words, or the connection error; key scrubbed
+}
+
+func failureOf(ctx context.Context) *failure {
+	f, _ := ctx.Value(failureKey{}).(*failure)
+	return f
 }
 
 type failureKey struct{}
@@ -174,12 +215,12 @@ func withFailure(ctx context.Context, f *failure) context.Context {
 // note records a failed final attempt in the request's failure, if it has one. The response
 // body is read (up to a limit) and put back, so that the client reads it as it came.
 func (t *transport) note(ctx context.Context, resp *http.Response, err error) {
-	f, _ := ctx.Value(failureKey{}).(*failure)
+	f := failureOf(ctx)
 	if f == nil {
 		return
 	}
 	if err != nil {
-		*f = failure{noted: true, message: t.scrub(connectionError(err))}
+		*f = failure{noted: true, transient: transient(err), message: t.scrub(connectionError(err))}
 		return
 	}
 	if resp.StatusCode < 400 {

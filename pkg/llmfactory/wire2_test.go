@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
+	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -11,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cadrehq/cadre/pkg/assistant"
+	"github.com/cadrehq/cadre/pkg/llmfactory"
 	"github.com/cadrehq/cadre/pkg/llmtest"
 	"github.com/cadrehq/cadre/pkg/model"
 	"github.com/cadrehq/cadre/pkg/tool"
@@ -175,5 +178,56 @@ func TestHistoryWithBrokenArgumentsReachesAnthropic(t *testing.T) {
 	}
 	if got := history[1].Parts[1].(llms.ToolCall).FunctionCall.Arguments; got != `{"city": "Oslo"` {
 		t.Errorf("history changed: %q", got)
+	}
+}
+
+func TestTruncatedAnswerFallsBack(t *testing.T) {
+	t.Parallel()
+	oa := llmtest.NewScripted(llmtest.Text("never whole"))
+	an := llmtest.NewScripted(llmtest.Text("from anthropic"))
+	s := start(t, oa, an, llmtest.NewScripted())
+	s.openai.Fault(llmtest.Fault{Truncate: true})
+	f := s.factory(t, nil, "assistants:\n  a: [fast, deep]\n")
+	res, err := assistant.New[string]("a", assistant.WithModels(f)).Run(ctx(t), assistant.Input{Prompt: "hi"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Model != "deep" {
+		t.Errorf("answered by %q, want deep after fast's answer was cut short", res.Model)
+	}
+}
+
+func TestUnknownHostNeitherRetriesNorFallsBack(t *testing.T) {
+	t.Parallel()
+	an := llmtest.NewScripted(llmtest.Text("never"))
+	s := start(t, llmtest.NewScripted(), an, llmtest.NewScripted())
+	doc := `
+providers:
+  typo: { type: openai, api_key: k, base_url: "http://no-such-host.invalid/v1" }
+  an: { type: anthropic, api_key: k, base_url: "` + s.anthropic.URL() + `/v1" }
+models:
+  fast: { provider: typo, model: gpt-test }
+  deep: { provider: an, model: claude-test }
+assistants:
+  a: [fast, deep]
+`
+	// The lookup fails here, without asking any DNS server.
+	var d net.Dialer
+	hc := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if strings.HasPrefix(addr, "no-such-host.invalid:") {
+			return nil, &net.DNSError{Err: "no such host", Name: "no-such-host.invalid", IsNotFound: true}
+		}
+		return d.DialContext(ctx, network, addr)
+	}}}
+	f, err := llmfactory.Parse([]byte(doc), llmfactory.WithHTTPClient(hc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = assistant.New[string]("a", assistant.WithModels(f)).Run(ctx(t), assistant.Input{Prompt: "hi"})
+	if err == nil || !strings.Contains(err.Error(), "base_url") {
+		t.Fatalf("err = %v, want one pointing at the base_url", err)
+	}
+	if model.CanFallback(err) || s.anthropic.Attempts() != 0 {
+		t.Errorf("a host that does not exist fell back (%d attempts on deep): it is a configuration error", s.anthropic.Attempts())
 	}
 }

@@ -25,12 +25,17 @@ type Model struct {
 	// NoTools is set for a client that cannot send tool definitions (langchaingo's native
 	// ollama client drops them). An assistant then asks for its output in the prompt.
 	NoTools bool
-	// StrictTools is set for a provider that accepts strict tool schemas (OpenAI's API);
-	// an assistant's final_result tool is then sent in its strict form.
+	// StrictTools is set for a provider that accepts strict tool schemas (the llm.yaml factory
+	// sets it for OpenAI's own API); an assistant's final_result tool is then sent in its strict
+	// form, when the output type's strict schema is one such providers accept.
 	StrictTools bool
 	// Shape is how conversations go out on the wire; the zero value is ShapeSafe.
 	Shape Shape
 }
+
+// DefaultAnthropicMaxTokens is the output token limit cadre gives anthropic models that set
+// none: langchaingo's client would send 2048, which cuts long answers short.
+const DefaultAnthropicMaxTokens = 8192
 
 // ToolSupporter is implemented by an llms.Model that knows whether it can take tool
 // definitions, the way llms.ReasoningModel tells whether a model reasons. llmtest's models
@@ -43,6 +48,9 @@ type ToolSupporter interface {
 // clients by their package and applies their facts (provider, wire shape, tool support), without
 // linking them into programs that do not use them. Any other llms.Model gets ShapeSafe, which
 // every provider accepts, and tool support as its SupportsTools method says (true without one).
+// An anthropic model gets a default of DefaultAnthropicMaxTokens output tokens; StrictTools is
+// left unset, since an openai client may point at a server that copies OpenAI's API without
+// strict tools (the llm.yaml factory sets it for OpenAI's own API).
 func Describe(name string, llm llms.Model) Model {
 	m := Model{Name: name, LLM: llm}
 	t := reflect.TypeOf(llm)
@@ -54,7 +62,8 @@ func Describe(name string, llm llms.Model) Model {
 		case strings.HasSuffix(pkg, "langchaingo/llms/openai"):
 			m.Provider, m.Shape = "openai", ShapeOpenAI
 		case strings.HasSuffix(pkg, "langchaingo/llms/anthropic"):
-			m.Provider = "anthropic"
+			// Its client's own default of 2048 output tokens cuts long answers short.
+			m.Provider, m.Options = "anthropic", []llms.CallOption{llms.WithMaxTokens(DefaultAnthropicMaxTokens)}
 		case strings.HasSuffix(pkg, "langchaingo/llms/googleai"):
 			m.Provider = "googleai"
 		case strings.HasSuffix(pkg, "langchaingo/llms/ollama"):

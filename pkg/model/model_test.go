@@ -69,7 +69,9 @@ func TestDescribe(t *testing.T) {
 		{"says it takes no tools", &toolSupporter{tools: false}, model.Model{NoTools: true, Shape: model.ShapeSafe}},
 		{"says it takes tools", &toolSupporter{tools: true}, model.Model{Shape: model.ShapeSafe}},
 		{"openai", openaiLLM, model.Model{Provider: "openai", Shape: model.ShapeOpenAI}},
-		{"anthropic", anthropicLLM, model.Model{Provider: "anthropic", Shape: model.ShapeSafe}},
+		// Its client's default of 2048 output tokens is raised.
+		{"anthropic", anthropicLLM, model.Model{Provider: "anthropic", Shape: model.ShapeSafe,
+			Options: []llms.CallOption{llms.WithMaxTokens(model.DefaultAnthropicMaxTokens)}}},
 		// langchaingo's native ollama client drops tool definitions.
 		{"ollama", ollamaLLM, model.Model{Provider: "ollama", NoTools: true, Shape: model.ShapeSafe}},
 	}
@@ -82,6 +84,11 @@ func TestDescribe(t *testing.T) {
 			}
 			want := tt.want
 			want.Name, want.LLM = "fast", tt.llm
+			// Options are compared by what they set.
+			if diff := cmp.Diff(callOptions(want.Options), callOptions(got.Options)); diff != "" {
+				t.Errorf("Describe: options (-want +got):\n%s", diff)
+			}
+			want.Options, got.Options = nil, nil
 			if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b llms.Model) bool { return a == b })); diff != "" {
 				t.Errorf("Describe mismatch (-want +got):\n%s", diff)
 			}
@@ -201,4 +208,13 @@ func TestFixed(t *testing.T) {
 	if diff := cmp.Diff([]string{"fast", "slow"}, names); diff != "" {
 		t.Errorf("chain mismatch (-want +got):\n%s", diff)
 	}
+}
+
+// callOptions resolves call options into the values they set.
+func callOptions(opts []llms.CallOption) llms.CallOptions {
+	var o llms.CallOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o
 }

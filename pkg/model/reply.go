@@ -1,6 +1,7 @@
 package model
 
 import (
+	"crypto/rand"
 	"errors"
 	"strings"
 
@@ -61,13 +62,14 @@ func Read(resp *llms.ContentResponse) (Reply, error) {
 	return r, nil
 }
 
-// normalizeCalls gives every call the type "function": anthropic's client leaves it empty and
-// openai's sends it as given, and a fallback chain may hand one's calls to the other. It copies
-// calls before changing any, since a response may be shared.
+// normalizeCalls gives every call the type "function" (anthropic's client leaves it empty and
+// openai's sends it as given, and a fallback chain may hand one's calls to the other) and an
+// ID (googleai's client sets none, and results are matched to calls by ID). It copies calls
+// before changing any, since a response may be shared.
 func normalizeCalls(calls []llms.ToolCall) []llms.ToolCall {
 	copied := false
 	for i := range calls {
-		if calls[i].Type == "function" && calls[i].FunctionCall != nil {
+		if calls[i].Type == "function" && calls[i].FunctionCall != nil && calls[i].ID != "" {
 			continue
 		}
 		if !copied {
@@ -76,6 +78,9 @@ func normalizeCalls(calls []llms.ToolCall) []llms.ToolCall {
 		calls[i].Type = "function"
 		if calls[i].FunctionCall == nil {
 			calls[i].FunctionCall = &llms.FunctionCall{}
+		}
+		if calls[i].ID == "" {
+			calls[i].ID = "call_" + strings.ToLower(rand.Text()[:16])
 		}
 	}
 	return calls

@@ -35,6 +35,9 @@ func (s Shape) Wire(msgs []llms.MessageContent) []llms.MessageContent {
 		switch {
 		case m.Role == llms.ChatMessageTypeTool:
 			out = appendResults(out, m.Parts)
+		case m.Role == llms.ChatMessageTypeAI && isEmpty(m):
+			// A model's empty answer: no provider takes an assistant message without content
+			// (anthropic's client even indexes its first part).
 		case m.Role == llms.ChatMessageTypeAI && s == ShapeSafe:
 			// The results of this turn's calls follow it; each goes right after its call.
 			j := i + 1
@@ -61,7 +64,7 @@ func (s Shape) needsChange(msgs []llms.MessageContent) bool {
 				return true
 			}
 		case llms.ChatMessageTypeAI:
-			if s == ShapeSafe && len(m.Parts) > 1 {
+			if s == ShapeSafe && len(m.Parts) > 1 || isEmpty(m) {
 				return true
 			}
 			for _, p := range m.Parts {
@@ -175,4 +178,14 @@ func isJSONObject(s string) bool {
 		return false
 	}
 	return false
+}
+
+// isEmpty reports whether m has nothing to send: no part, or only empty text.
+func isEmpty(m llms.MessageContent) bool {
+	for _, p := range m.Parts {
+		if t, ok := p.(llms.TextContent); !ok || t.Text != "" {
+			return false
+		}
+	}
+	return true
 }

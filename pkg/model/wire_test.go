@@ -196,3 +196,43 @@ func TestShapeOpenAIWire(t *testing.T) {
 		}
 	})
 }
+
+func TestWireDropsEmptyAnswers(t *testing.T) {
+	t.Parallel()
+	msgs := []llms.MessageContent{
+		llms.TextParts(llms.ChatMessageTypeHuman, "hi"),
+		{Role: llms.ChatMessageTypeAI}, // a model's empty answer, as stored
+		llms.TextParts(llms.ChatMessageTypeHuman, "Your answer could not be used."),
+		{Role: llms.ChatMessageTypeAI, Parts: []llms.ContentPart{llms.TextContent{}}},
+	}
+	for _, shape := range []model.Shape{model.ShapeSafe, model.ShapeOpenAI} {
+		got := shape.Wire(msgs)
+		for _, m := range got {
+			if m.Role == llms.ChatMessageTypeAI {
+				t.Errorf("shape %d sent an empty assistant message: %+v", shape, got)
+			}
+		}
+		if len(got) != 2 {
+			t.Errorf("shape %d: %d messages, want the 2 human ones", shape, len(got))
+		}
+	}
+}
+
+func TestReadGivesCallsWithoutIDsOne(t *testing.T) {
+	t.Parallel()
+	// googleai's client returns calls without IDs: results are matched to calls by ID.
+	resp := &llms.ContentResponse{Choices: []*llms.ContentChoice{{ToolCalls: []llms.ToolCall{
+		{FunctionCall: &llms.FunctionCall{Name: "lookup", Arguments: `{"city":"Oslo"}`}},
+		{FunctionCall: &llms.FunctionCall{Name: "lookup", Arguments: `{"city":"Rome"}`}},
+	}}}}
+	r, err := model.Read(resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.ToolCalls) != 2 || r.ToolCalls[0].ID == "" || r.ToolCalls[0].ID == r.ToolCalls[1].ID {
+		t.Errorf("calls = %+v, want two distinct IDs", r.ToolCalls)
+	}
+	if resp.Choices[0].ToolCalls[0].ID != "" {
+		t.Error("Read changed the response")
+	}
+}

@@ -27,7 +27,7 @@ import (
 // HTTP client (so it gets cadre's retries, timeouts and error reports) and sends the key in
 // the x-goog-api-key header, never in a URL.
 func Type() llmfactory.ProviderType {
-	return llmfactory.ProviderType{New: newClient, Shape: model.ShapeSafe, NeedsKey: true}
+	return llmfactory.ProviderType{New: newClient, Shape: model.ShapeSafe, NeedsKey: true, Provider: "googleai"}
 }
 
 func newClient(p llmfactory.Provider, name string) (llms.Model, error) {
@@ -35,7 +35,9 @@ func newClient(p llmfactory.Provider, name string) (llms.Model, error) {
 	hc.Transport = &keyHeader{base: hc.Transport, key: p.APIKey}
 	// The key is also given as an option for the library's cache client, which does not use
 	// the HTTP client; requests for answers go through hc, where keyHeader adds it.
-	opts := []googleai.Option{googleai.WithRest(), googleai.WithHTTPClient(&hc), googleai.WithAPIKey(p.APIKey.Reveal()), googleai.WithDefaultModel(name)}
+	opts := []googleai.Option{googleai.WithRest(), googleai.WithHTTPClient(&hc), googleai.WithAPIKey(p.APIKey.Reveal()), googleai.WithDefaultModel(name),
+		// The client's own default of 2048 output tokens, thinking included, cuts answers short.
+		googleai.WithDefaultMaxTokens(model.DefaultAnthropicMaxTokens)}
 	if p.BaseURL != "" {
 		opts = append(opts, func(o *googleai.Options) {
 			o.ClientOptions = append(o.ClientOptions, option.WithEndpoint(p.BaseURL))
