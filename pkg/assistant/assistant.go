@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/cadrehq/cadre/pkg/callback"
+	"github.com/cadrehq/cadre/pkg/chat"
 	"github.com/cadrehq/cadre/pkg/model"
 	"github.com/cadrehq/cadre/pkg/usage"
 )
@@ -122,6 +123,12 @@ func (a *Assistant[O]) planFor(opts []Option) (*plan[O], error) {
 		merged.maxDepth = run.maxDepth
 	}
 	merged.finalOnLimit = merged.finalOnLimit || run.finalOnLimit
+	if run.store != nil {
+		merged.store = run.store
+	}
+	if run.window != (chat.Window{}) {
+		merged.window = run.window
+	}
 	p, err := newPlan[O](a.name, &merged, a.plan)
 	if err != nil {
 		return nil, fmt.Errorf("assistant %q: run options: %w", a.name, err)

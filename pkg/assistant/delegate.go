@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 
+	"github.com/cadrehq/cadre/pkg/chat"
 	"github.com/cadrehq/cadre/pkg/schema"
 	"github.com/cadrehq/cadre/pkg/tool"
 )
@@ -105,7 +106,8 @@ func (t *agentTool[I, O]) Call(ctx context.Context, args json.RawMessage) (strin
 	if err != nil {
 		return "", err
 	}
-	res, err := t.r.Run(ctx, in)
+	// A delegated run is not part of the caller's chat.
+	res, err := t.r.Run(chat.WithID(ctx, chat.ID{}), in)
 	if err != nil {
 		return "", err
 	}

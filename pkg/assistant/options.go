@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/cadrehq/cadre/pkg/callback"
+	"github.com/cadrehq/cadre/pkg/chat"
 	"github.com/cadrehq/cadre/pkg/model"
 	"github.com/cadrehq/cadre/pkg/tool"
 	"github.com/cadrehq/cadre/pkg/usage"
@@ -42,6 +43,9 @@ type config struct {
 	maxResultBytes int
 	maxDepth       int
 	finalOnLimit   bool
+
+	store  chat.Store
+	window chat.Window
 }
 
 // WithInstructions sets the system prompt: a text/template rendered with the vars

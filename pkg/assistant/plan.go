@@ -12,6 +12,7 @@ import (
 	"text/template/parse"
 
 	"github.com/cadrehq/cadre/pkg/callback"
+	"github.com/cadrehq/cadre/pkg/chat"
 	"github.com/cadrehq/cadre/pkg/model"
 	"github.com/cadrehq/cadre/pkg/schema"
 	"github.com/cadrehq/cadre/pkg/tool"
@@ -47,6 +48,9 @@ type plan[O any] struct {
 	maxResultBytes int
 	maxDepth       int
 	finalOnLimit   bool
+
+	store  chat.Store
+	window chat.Window
 }
 
 // newPlan prepares a plan from cfg. base, when given, is the assistant's own plan: what only
@@ -64,6 +68,8 @@ func newPlan[O any](name string, cfg *config, base *plan[O]) (*plan[O], error) {
 		maxResultBytes: cfg.maxResultBytes,
 		maxDepth:       cfg.maxDepth,
 		finalOnLimit:   cfg.finalOnLimit,
+		store:          cfg.store,
+		window:         cfg.window,
 	}
 	if p.maxDepth == 0 {
 		p.maxDepth = defaultMaxDepth

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cadrehq/cadre/pkg/callback"
+	"github.com/cadrehq/cadre/pkg/chat"
 	"github.com/cadrehq/cadre/pkg/model"
 	"github.com/cadrehq/cadre/pkg/usage"
 	"github.com/tmc/langchaingo/llms"
@@ -37,6 +38,10 @@ type run[O any] struct {
 
 	ownTree tree // the tree of a top run
 
+	chatID chat.ID // the chat the run continues, when inChat
+	inChat bool
+	saved  bool // the run's messages were appended to its chat
+
 	// Room for a short run's messages, allocated with the run.
 	msgBuf   [8]llms.MessageContent
 	userPart [1]llms.ContentPart
@@ -61,6 +66,10 @@ func (p *plan[O]) run(ctx context.Context, in Input) (*Result[O], error) {
 		return nil, err
 	}
 	r := &run[O]{p: p, chain: chain, mode: mode, start: time.Now()}
+	stored, err := r.loadChat(ctx)
+	if err != nil {
+		return nil, err
+	}
 	ctx, err = r.open(ctx)
 	if err != nil {
 		return nil, err
@@ -68,7 +77,7 @@ func (p *plan[O]) run(ctx context.Context, in Input) (*Result[O], error) {
 	if r.state.depth == 0 {
 		defer r.state.tree.cancel(nil)
 	}
-	if n := len(in.History) + 6; n <= len(r.msgBuf) {
+	if n := len(stored) + len(in.History) + 6; n <= len(r.msgBuf) {
 		r.msgs = r.msgBuf[:0]
 	} else {
 		r.msgs = make([]llms.MessageContent, 0, n)
@@ -76,6 +85,7 @@ func (p *plan[O]) run(ctx context.Context, in Input) (*Result[O], error) {
 	if system.Parts != nil {
 		r.msgs = append(r.msgs, system)
 	}
+	r.msgs = append(r.msgs, stored...)
 	r.msgs = append(r.msgs, in.History...)
 	r.first = len(r.msgs)
 	r.userPart[0] = llms.TextContent{Text: in.Prompt}
@@ -296,6 +306,13 @@ func (r *run[O]) finish(ctx context.Context) (*Result[O], error) {
 	}
 	r.res.Messages = r.msgs[r.first:len(r.msgs):len(r.msgs)]
 	r.res.Usage = r.state.account.Report()
+	if err := r.saveChat(ctx); err != nil {
+		// The answer stands, with the error: it is the caller's to use or to retry saving.
+		if r.state.handler != nil {
+			r.emit(ctx, callback.Event{Kind: callback.RunError, Model: r.res.Model, Err: err, Duration: time.Since(r.start), Usage: r.res.Usage.Total})
+		}
+		return &r.res, err
+	}
 	if r.state.handler != nil {
 		r.emit(ctx, callback.Event{Kind: callback.RunEnd, Model: r.res.Model, Result: r.res.Text, Duration: time.Since(r.start), Usage: r.res.Usage.Total})
 	}
@@ -310,6 +327,9 @@ func (r *run[O]) fail(ctx context.Context, err error) (*Result[O], error) {
 		r.state.tree.cancel(err)
 	} else if cause := context.Cause(ctx); r.state.depth == 0 && endsTreeCause(cause) {
 		err = cause
+	}
+	if serr := r.saveChat(ctx); serr != nil {
+		err = errors.Join(err, serr)
 	}
 	var out *Result[O]
 	if r.sent {

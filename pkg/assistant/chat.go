@@ -1,0 +1,61 @@
+package assistant
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/cadrehq/cadre/pkg/chat"
+	"github.com/tmc/langchaingo/llms"
+)
+
+// WithStore keeps the assistant's conversations in s: a run under a context that carries a
+// chat.ID (chat.WithID) loads the chat's recent history (see WithHistoryWindow) before the
+// user's turn, and appends the user's turn and every message the run added when the run ends —
+// when it fails too, in a shape the next run's request is valid with. The system prompt is
+// never stored. A run without a chat ID does not use the store.
+//
+// A store that cannot be read fails the run before any request; one that cannot be written
+// fails it at its end, with the Result.
+func WithStore(s chat.Store) Option {
+	return func(c *config) { c.store = s }
+}
+
+// WithHistoryWindow sets how much of a chat's history a run loads (default chat.Window{}: the
+// last 100 messages and about 32,000 tokens, from a user's message on).
+func WithHistoryWindow(w chat.Window) Option {
+	return func(c *config) { c.window = w }
+}
+
+// saveTimeout bounds saving a run's messages once the run's own context is done.
+const saveTimeout = 10 * time.Second
+
+// loadChat returns the chat's history window when the run is in a chat and the assistant
+// keeps chats, and notes the chat for saveChat.
+func (r *run[O]) loadChat(ctx context.Context) ([]llms.MessageContent, error) {
+	id, ok := chat.IDFrom(ctx)
+	if !ok || r.p.store == nil {
+		return nil, nil
+	}
+	msgs, err := r.p.store.Load(ctx, id)
+	if err != nil && !errors.Is(err, chat.ErrNotFound) {
+		return nil, fmt.Errorf("assistant %q: loading chat %s: %w", r.p.name, id, err)
+	}
+	r.chatID, r.inChat = id, true
+	return r.p.window.Apply(msgs), nil
+}
+
+// saveChat appends the run's messages to its chat, once, even when the run's context is done.
+func (r *run[O]) saveChat(ctx context.Context) error {
+	if !r.inChat || r.saved || len(r.msgs) <= r.first {
+		return nil
+	}
+	r.saved = true
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), saveTimeout)
+	defer cancel()
+	if err := r.p.store.Append(ctx, r.chatID, r.msgs[r.first:]); err != nil {
+		return fmt.Errorf("assistant %q: saving the run to chat %s: %w", r.p.name, r.chatID, err)
+	}
+	return nil
+}

@@ -1,0 +1,110 @@
+package assistant_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/cadrehq/cadre/pkg/assistant"
+	"github.com/cadrehq/cadre/pkg/chat"
+	"github.com/cadrehq/cadre/pkg/llmtest"
+	"github.com/cadrehq/cadre/pkg/tool"
+	"github.com/cadrehq/cadre/pkg/usage"
+	"github.com/tmc/langchaingo/llms"
+)
+
+func TestChatContinuesAcrossRuns(t *testing.T) {
+	t.Parallel()
+	store := chat.NewMemory()
+	m := llmtest.NewScripted(
+		llmtest.Calls(llmtest.Call("lookup", `{"city":"Oslo"}`)),
+		llmtest.Text("Oslo has 700,000 people."),
+		llmtest.Text("Yes, it is the capital."),
+	)
+	lookup := tool.Func("lookup", "Looks a city up.", func(_ context.Context, in cityArgs) (string, error) { return "700000", nil })
+	a := assistant.New[string]("geo", assistant.WithModel(m), assistant.WithStore(store), assistant.WithTools(lookup),
+		assistant.WithInstructions("You know cities."))
+	id := chat.ID{Tenant: "acme", User: "ana", Chat: "c1"}
+	ctx := chat.WithID(testContext(t), id)
+	if _, err := a.Run(ctx, assistant.Input{Prompt: "How big is Oslo?"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Run(ctx, assistant.Input{Prompt: "Is it the capital?"}); err != nil {
+		t.Fatal(err)
+	}
+	// The second request held the first exchange, tool call and result included, and one
+	// system message: the system prompt is never stored.
+	second := m.Requests()[2].Messages
+	want := []llms.ChatMessageType{"system", "human", "ai", "tool", "ai", "human"}
+	if got := roles(second); !equalRoles(got, want) {
+		t.Errorf("second run's request roles = %v, want %v", got, want)
+	}
+	stored, err := store.Load(testContext(t), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := roles(stored); !equalRoles(got, []llms.ChatMessageType{"human", "ai", "tool", "ai", "human", "ai"}) {
+		t.Errorf("stored roles = %v", got)
+	}
+	// Another tenant's chat of the same name is another chat.
+	other := chat.WithID(testContext(t), chat.ID{Tenant: "globex", User: "ana", Chat: "c1"})
+	if _, err := store.Load(other, chat.ID{Tenant: "globex", User: "ana", Chat: "c1"}); !errors.Is(err, chat.ErrNotFound) {
+		t.Errorf("another tenant's chat: err = %v, want ErrNotFound", err)
+	}
+}
+
+func TestFailedRunLeavesAValidHistory(t *testing.T) {
+	t.Parallel()
+	store := chat.NewMemory()
+	id := chat.ID{Chat: "c2"}
+	ctx := chat.WithID(testContext(t), id)
+	// The first run fails at its tool call limit, with calls in flight.
+	m := llmtest.NewFunc(func(context.Context, llmtest.Request) llmtest.Reply {
+		return llmtest.Calls(llmtest.Call("lookup", `{"city":"Oslo"}`), llmtest.Call("lookup", `{"city":"Rome"}`))
+	})
+	lookup := tool.Func("lookup", "Looks a city up.", func(_ context.Context, in cityArgs) (string, error) { return "big", nil })
+	a := assistant.New[string]("geo", assistant.WithModel(m), assistant.WithStore(store), assistant.WithTools(lookup),
+		assistant.WithLimits(usage.Limits{MaxToolCalls: 3}))
+	if _, err := a.Run(ctx, assistant.Input{Prompt: "Sizes?"}); err == nil {
+		t.Fatal("the run did not fail at its limit")
+	}
+	stored, err := store.Load(testContext(t), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stored) == 0 || stored[0].Role != llms.ChatMessageTypeHuman || !strings.Contains(textOf(stored[0]), "Sizes?") {
+		t.Fatalf("stored = %v, want the user's turn first", roles(stored))
+	}
+	if err := replayError(stored); err != nil {
+		t.Errorf("the failed run's history cannot be sent again: %v", err)
+	}
+}
+
+func TestDelegatedRunsDoNotJoinTheChat(t *testing.T) {
+	t.Parallel()
+	store := chat.NewMemory()
+	spec := assistant.New[string]("spec", assistant.WithModel(llmtest.NewScripted(llmtest.Text("fact"))), assistant.WithStore(store))
+	sup := assistant.New[string]("sup", assistant.WithStore(store), assistant.WithTools(assistant.AsTool[string](spec)),
+		assistant.WithModel(llmtest.NewScripted(llmtest.Calls(llmtest.Call("spec", `{"input":"q"}`)), llmtest.Text("done"))))
+	id := chat.ID{Chat: "c3"}
+	if _, err := sup.Run(chat.WithID(testContext(t), id), assistant.Input{Prompt: "go"}); err != nil {
+		t.Fatal(err)
+	}
+	stored, _ := store.Load(testContext(t), id)
+	if got := roles(stored); !equalRoles(got, []llms.ChatMessageType{"human", "ai", "tool", "ai"}) {
+		t.Errorf("stored = %v, want only the supervisor's run", got)
+	}
+}
+
+func equalRoles(a, b []llms.ChatMessageType) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

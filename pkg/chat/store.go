@@ -1,0 +1,45 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/tmc/langchaingo/llms"
+)
+
+// Store keeps chats: their messages, oldest first, and an opaque state beside them.
+//
+// Implementations are safe for concurrent use, keep chats of different tenants and users
+// apart (an ID of another tenant or user is not found, whatever its Chat), and return an error
+// when they cannot answer: a store that is down is an error, never an empty history. Every
+// part type of langchaingo's messages (text, tool call, tool result, image URL, binary)
+// survives a round trip; MarshalMessages and UnmarshalMessages give stores one encoding.
+type Store interface {
+	// Load returns the chat's messages, oldest first, or an error wrapping ErrNotFound when
+	// the chat does not exist.
+	Load(ctx context.Context, id ID) ([]llms.MessageContent, error)
+	// Append adds msgs at the end of the chat, creating it. The messages of one call are
+	// never interleaved with those of another call on the same chat.
+	Append(ctx context.Context, id ID, msgs []llms.MessageContent) error
+	// List returns the tenant's chats, of every user, most recently changed first.
+	List(ctx context.Context, tenant string) ([]Info, error)
+	// Delete removes the chat, its messages and its state, or returns an error wrapping
+	// ErrNotFound when the chat does not exist.
+	Delete(ctx context.Context, id ID) error
+	// State returns the state kept beside the chat's messages (nil when none is), or an error
+	// wrapping ErrNotFound when the chat does not exist.
+	State(ctx context.Context, id ID) ([]byte, error)
+	// SetState keeps state beside the chat's messages, creating the chat; nil removes it.
+	SetState(ctx context.Context, id ID, state []byte) error
+}
+
+// Info describes a chat, as List returns it.
+type Info struct {
+	ID       ID
+	Messages int       // how many messages it holds
+	Updated  time.Time // when it last changed
+}
+
+// ErrNotFound is returned (wrapped) for a chat that does not exist — for this tenant and user.
+var ErrNotFound = errors.New("chat: not found")
