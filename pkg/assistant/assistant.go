@@ -129,6 +129,7 @@ func (a *Assistant[O]) planFor(opts []Option) (*plan[O], error) {
 	if run.window != (chat.Window{}) {
 		merged.window = run.window
 	}
+	merged.stream = joinStreamFuncs(merged.stream, run.stream)
 	p, err := newPlan[O](a.name, &merged, a.plan)
 	if err != nil {
 		return nil, fmt.Errorf("assistant %q: run options: %w", a.name, err)
@@ -141,6 +142,7 @@ type runState struct {
 	id      string
 	account *usage.Account
 	handler callback.Handler
+	stream  StreamFunc
 	depth   int   // 0 for a top run
 	tree    *tree // shared by every run of the tree
 }

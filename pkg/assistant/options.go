@@ -46,6 +46,7 @@ type config struct {
 
 	store  chat.Store
 	window chat.Window
+	stream StreamFunc
 }
 
 // WithInstructions sets the system prompt: a text/template rendered with the vars

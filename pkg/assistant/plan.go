@@ -51,6 +51,7 @@ type plan[O any] struct {
 
 	store  chat.Store
 	window chat.Window
+	stream StreamFunc
 }
 
 // newPlan prepares a plan from cfg. base, when given, is the assistant's own plan: what only
@@ -70,6 +71,7 @@ func newPlan[O any](name string, cfg *config, base *plan[O]) (*plan[O], error) {
 		finalOnLimit:   cfg.finalOnLimit,
 		store:          cfg.store,
 		window:         cfg.window,
+		stream:         cfg.stream,
 	}
 	if p.maxDepth == 0 {
 		p.maxDepth = defaultMaxDepth

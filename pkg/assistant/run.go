@@ -112,6 +112,7 @@ func (r *run[O]) open(ctx context.Context) (context.Context, error) {
 		parent, ledger, r.parentID = up.account, up.account.Ledger(), up.id
 		handler = callback.Multi(up.handler, handler)
 	}
+	stream := joinStreams(up, p.stream)
 	own := p.limits
 	if ledger == nil {
 		var l usage.Limits
@@ -120,7 +121,7 @@ func (r *run[O]) open(ctx context.Context) (context.Context, error) {
 		}
 		ledger = usage.NewLedger(l)
 	}
-	r.state = runState{account: ledger.Open(parent, p.name, own), handler: handler}
+	r.state = runState{account: ledger.Open(parent, p.name, own), handler: handler, stream: stream}
 	if up != nil {
 		r.state.depth, r.state.tree = up.depth+1, up.tree
 	} else {
@@ -128,7 +129,7 @@ func (r *run[O]) open(ctx context.Context) (context.Context, error) {
 		r.ownTree.maxDepth = p.maxDepth
 		r.state.tree = &r.ownTree
 	}
-	if handler != nil {
+	if handler != nil || stream != nil {
 		r.state.id = rand.Text()
 	}
 	return context.WithValue(ctx, runKey{}, &r.state), nil
@@ -189,7 +190,15 @@ func (r *run[O]) generate(ctx context.Context) (model.Reply, *model.Model, error
 		r.sent = true
 		start := time.Now()
 		var reply model.Reply
+		var s *streamer
+		if r.state.stream != nil {
+			s = r.streamer(m.Name, m.Shape == model.ShapeOpenAI)
+			opts = append(opts[:len(opts):len(opts)], llms.WithStreamingFunc(s.write))
+		}
 		reply, err = m.Generate(ctx, r.msgs, opts...)
+		if err == nil && s != nil {
+			err = s.finish(ctx, reply.Text)
+		}
 		if err == nil {
 			r.res.Model, r.strict = m.Name, m.StrictTools
 			r.state.account.Record(m.Name, reply.Usage)

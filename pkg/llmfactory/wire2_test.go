@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cadrehq/cadre/pkg/assistant"
+	"github.com/cadrehq/cadre/pkg/callback"
 	"github.com/cadrehq/cadre/pkg/llmfactory"
 	"github.com/cadrehq/cadre/pkg/llmtest"
 	"github.com/cadrehq/cadre/pkg/model"
@@ -229,5 +230,62 @@ assistants:
 	}
 	if model.CanFallback(err) || s.anthropic.Attempts() != 0 {
 		t.Errorf("a host that does not exist fell back (%d attempts on deep): it is a configuration error", s.anthropic.Attempts())
+	}
+}
+
+func TestStreamedTextEqualsTheAnswers(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"fast", "deep"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			m := llmtest.NewScripted(
+				llmtest.Reply{Text: "Let me look these up.", ToolCalls: []llms.ToolCall{
+					llmtest.Call("lookup", `{"city":"Oslo"}`), llmtest.Call("lookup", `{"city":"Rome"}`)}},
+				llmtest.Text(`{"city":"Oslo","total":8000}`),
+			)
+			var s servers
+			if name == "fast" {
+				s = start(t, m, llmtest.NewScripted(), llmtest.NewScripted())
+			} else {
+				s = start(t, llmtest.NewScripted(), m, llmtest.NewScripted())
+			}
+			f := s.factory(t, nil, "assistants:\n  counter: "+name+"\n")
+			var mu sync.Mutex
+			var streamed []string // one entry per request
+			var last string
+			a := assistant.New[answer]("counter", assistant.WithModels(f), assistant.WithTools(lookup()),
+				assistant.WithCallback(callback.HandlerFunc(func(_ context.Context, e callback.Event) {
+					if e.Kind == callback.ModelRequest {
+						mu.Lock()
+						streamed = append(streamed, "")
+						mu.Unlock()
+					}
+				})),
+				assistant.WithStream(func(_ context.Context, c assistant.Chunk) error {
+					mu.Lock()
+					defer mu.Unlock()
+					streamed[len(streamed)-1] += c.Text
+					last = c.RunID
+					return nil
+				}))
+			res, err := a.Run(ctx(t), assistant.Input{Prompt: "Populations?"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []string{"Let me look these up.", `{"city":"Oslo","total":8000}`}
+			if len(streamed) != 2 || streamed[0] != want[0] || streamed[1] != want[1] {
+				t.Errorf("streamed %q, want the text of each answer %q, tool calls left out", streamed, want)
+			}
+			if res.Text != want[1] || last == "" {
+				t.Errorf("Text = %q, run id %q", res.Text, last)
+			}
+			srv := s.openai
+			if name == "deep" {
+				srv = s.anthropic
+			}
+			if body := string(srv.Bodies()[0]); !strings.Contains(body, `"stream":true`) {
+				t.Errorf("the client did not stream: %s", body)
+			}
+		})
 	}
 }

@@ -1,0 +1,115 @@
+package assistant
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+)
+
+// Chunk is a piece of an answer's text, as the model writes it.
+type Chunk struct {
+	RunID       string // the run whose request this is
+	ParentRunID string // the run that delegated to it; "" for a top run
+	Assistant   string
+	Model       string
+	Text        string
+}
+
+// StreamFunc receives the text of a run's answers as the models write them.
+type StreamFunc func(ctx context.Context, c Chunk) error
+
+// WithStream makes f receive the text of every model request of the run, and of every run it
+// delegates to, as it is written: each Chunk names its run, so a handler can tell a
+// supervisor's text from a specialist's. Tool calls are not text and are not streamed. A
+// model client that does not stream gives its whole text as one chunk when it answers. The
+// answer is still parsed into the output type whole, at its end.
+//
+// f is called on the goroutine of the request it streams; delegated runs stream from their
+// own goroutines, so f must be safe for concurrent use. An error from f ends the run.
+func WithStream(f StreamFunc) Option {
+	return func(c *config) { c.stream = joinStreamFuncs(c.stream, f) }
+}
+
+// joinStreamFuncs returns a StreamFunc that calls a, then b; either may be nil.
+func joinStreamFuncs(a, b StreamFunc) StreamFunc {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	}
+	return func(ctx context.Context, c Chunk) error {
+		if err := a(ctx, c); err != nil {
+			return err
+		}
+		return b(ctx, c)
+	}
+}
+
+// joinStreams is the stream of a run: its caller's, then its own.
+func joinStreams(up *runState, own StreamFunc) StreamFunc {
+	if up == nil {
+		return own
+	}
+	return joinStreamFuncs(up.stream, own)
+}
+
+// streamer streams one request's text.
+type streamer struct {
+	f        StreamFunc
+	base     Chunk // the request's run and model
+	toolJSON bool  // the client also streams tool-call deltas, as JSON (openai's does)
+	wrote    bool
+}
+
+func (r *run[O]) streamer(model string, toolJSON bool) *streamer {
+	return &streamer{
+		f:        r.state.stream,
+		base:     Chunk{RunID: r.state.id, ParentRunID: r.parentID, Assistant: r.p.name, Model: model},
+		toolJSON: toolJSON,
+	}
+}
+
+// write is the client's streaming function.
+func (s *streamer) write(ctx context.Context, b []byte) error {
+	if len(b) == 0 || s.toolJSON && isToolCallDelta(b) {
+		return nil
+	}
+	s.wrote = true
+	c := s.base
+	c.Text = string(b)
+	return s.f(ctx, c)
+}
+
+// finish gives the answer's text as one chunk when the client streamed none.
+func (s *streamer) finish(ctx context.Context, text string) error {
+	if s.wrote || text == "" {
+		return nil
+	}
+	c := s.base
+	c.Text = text
+	return s.f(ctx, c)
+}
+
+// isToolCallDelta reports whether a chunk from the openai client is its JSON of the tool calls
+// so far, which it streams through the same function as text: an array of objects with a
+// function.
+func isToolCallDelta(b []byte) bool {
+	if !bytes.HasPrefix(b, []byte(`[{"`)) || !json.Valid(b) {
+		return false
+	}
+	var calls []struct {
+		Function *struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	}
+	if json.Unmarshal(b, &calls) != nil || len(calls) == 0 {
+		return false
+	}
+	for _, c := range calls {
+		if c.Function == nil {
+			return false
+		}
+	}
+	return true
+}
