@@ -7,10 +7,11 @@ PKGS        := ./...
 .PHONY: test vet lint fmt fmt-check bench cover fuzz quickstart interop-deps
 
 ## test: everything CI checks — formatting, vet, staticcheck, the race-enabled test suite (with
-## the MCP interop tests, which need Node.js: see interop-deps), and a few seconds of each fuzz
-## target (a crash found there is saved under testdata/fuzz).
+## the MCP interop tests, which need Node.js: see interop-deps; and the Redis chat store's, which
+## run against a redis-server that scripts/with-redis starts and stops), and a few seconds of
+## each fuzz target (a crash found there is saved under testdata/fuzz).
 test: interop-deps fmt-check vet lint
-	$(GO) test -race -count=1 $(PKGS)
+	scripts/with-redis $(GO) test -race -count=1 $(PKGS)
 	$(MAKE) fuzz FUZZTIME=5s
 
 FUZZTIME ?= 60s

@@ -142,15 +142,16 @@ var session = []step{
 	{Op: "callTool", Name: "forecast", Arguments: map[string]any{"city": "Oslo"}},
 	{Op: "callTool", Name: "plan_trip", Arguments: map[string]any{"city": "Kyoto", "days": 2}},
 	{Op: "callTool", Name: "forecast", Arguments: map[string]any{"town": "Oslo"}},
-	{Op: "getPrompt", Name: "guide", Arguments: map[string]any{"input": "Hello?", "chat_id": "c-42"}},
+	{Op: "getPrompt", Name: "guide", Arguments: map[string]any{"input": "Hello from Rome?", "chat_id": "c-42"}},
 	{Op: "callTool", Name: "ask_guide", Arguments: map[string]any{"input": "What do I say in Rome?"}},
+	{Op: "getPrompt", Name: "guide", Arguments: map[string]any{"input": "And in Paris?", "chat_id": "c-42"}},
 }
 
 func check(t *testing.T, out []outcome) {
 	t.Helper()
 	for i, o := range out {
-		if wantOK := i != 6; o.OK != wantOK {
-			t.Errorf("step %d (%s): ok %v, error %q", i, o.Op, o.OK, o.Error)
+		if !o.OK {
+			t.Errorf("step %d (%s): error %q", i, o.Op, o.Error)
 		}
 	}
 
@@ -240,8 +241,15 @@ func check(t *testing.T, out []outcome) {
 	if !bad.IsError || len(bad.Content) != 1 || !strings.Contains(bad.Content[0].Text, `missing required property "city"`) {
 		t.Errorf("forecast with bad arguments: %+v", bad)
 	}
-	if !strings.Contains(out[6].Error, "chat_id is not supported yet") {
-		t.Errorf("prompt with a chat_id: error %q", out[6].Error)
+	// A chat_id continues a chat: the offline guide says how many earlier questions it was sent.
+	for _, c := range []struct {
+		step int
+		want string
+	}{{6, "grazie (thank you)."}, {8, "merci (thank you). (I remember 1 earlier question.)"}} {
+		decode(t, out[c.step].Result, &prompt)
+		if len(prompt.Messages) != 2 || !strings.HasSuffix(prompt.Messages[1].Content.Text, c.want) {
+			t.Errorf("step %d, the guide in chat c-42: %+v, want an answer ending %q", c.step, prompt.Messages, c.want)
+		}
 	}
 	var guide toolResult
 	decode(t, out[7].Result, &guide)

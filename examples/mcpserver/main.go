@@ -17,7 +17,17 @@
 //
 //	go run ./examples/mcpserver -config llm.yaml
 //
-// docs/mcp.md shows how to connect a client.
+// A prompt get with a chat_id continues that chat: the assistants keep their chats in memory
+// by default, and in Redis with -redis, where several servers share them — any of them can
+// continue a chat that another began:
+//
+//	go run ./examples/mcpserver -http 127.0.0.1:8080 -redis 127.0.0.1:6379
+//
+// Over HTTP a chat belongs to the tenant and the user that the request's X-Tenant and X-User
+// headers name; over stdio to tenant "" and user "". The server trusts those headers: keep it
+// on 127.0.0.1, or behind a proxy that authenticates callers and sets them.
+//
+// docs/mcp.md shows how to connect a client; docs/conversations.md explains chats.
 package main
 
 import (
@@ -41,13 +51,22 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 )
 
+// settings are the command line's.
+type settings struct {
+	config string // an llm.yaml; "" for the offline models
+	http   string // the address to serve streamable HTTP on; "" for stdio
+	redis  string // the address of the Redis to keep chats in; "" for memory
+}
+
 func main() {
-	config := flag.String("config", "", "an llm.yaml to take the models from (default: offline, with test models)")
-	addr := flag.String("http", "", "serve streamable HTTP on this address, e.g. 127.0.0.1:8080, at /mcp (default: stdio)")
+	var set settings
+	flag.StringVar(&set.config, "config", "", "an llm.yaml to take the models from (default: offline, with test models)")
+	flag.StringVar(&set.http, "http", "", "serve streamable HTTP on this address, e.g. 127.0.0.1:8080, at /mcp (default: stdio)")
+	flag.StringVar(&set.redis, "redis", "", "keep chats in the Redis at this host:port, shared with every server given the same (default: in memory)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *config, *addr, os.Stdin, os.Stdout, os.Stderr); err != nil {
+	if err := run(ctx, set, os.Stdin, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "mcpserver:", err)
 		os.Exit(1)
 	}
@@ -55,16 +74,21 @@ func main() {
 
 // run serves until ctx is done or, over stdio, until stdin ends. Everything it says goes to
 // stderr.
-func run(ctx context.Context, config, addr string, stdin io.Reader, stdout, stderr io.Writer) error {
-	s, err := newServer(config, stderr)
+func run(ctx context.Context, set settings, stdin io.Reader, stdout, stderr io.Writer) error {
+	chats, err := openChats(ctx, set.redis, stderr)
 	if err != nil {
 		return err
 	}
-	if addr == "" {
+	defer chats.close()
+	s, err := newServer(set.config, chats, stderr)
+	if err != nil {
+		return err
+	}
+	if set.http == "" {
 		fmt.Fprintln(stderr, "mcpserver: serving MCP over stdio")
 		return serveStdio(ctx, s, stdin, stdout, stderr)
 	}
-	ln, err := net.Listen("tcp", addr)
+	ln, err := net.Listen("tcp", set.http)
 	if err != nil {
 		return err
 	}
@@ -73,18 +97,19 @@ func run(ctx context.Context, config, addr string, stdin io.Reader, stdout, stde
 
 // newServer makes the MCP server: the assistants as prompts, their tools and the assistants
 // wrapped as tools as tools.
-func newServer(config string, stderr io.Writer) (*server.MCPServer, error) {
+func newServer(config string, chats *chatStores, stderr io.Writer) (*server.MCPServer, error) {
 	models, err := chooseModels(config, stderr)
 	if err != nil {
 		return nil, err
 	}
-	planner, guide := newPlanner(models.planner), newGuide(models.guide)
+	planner := newPlanner(models.planner, chats.of("planner"))
+	guide := newGuide(models.guide, chats.of("guide"))
 
 	s := server.NewMCPServer("cadre-mcpserver", "1.0.0",
-		server.WithInstructions("Trip planning: the planner prompt and plan_trip tool plan a trip; the guide prompt and ask_guide tool answer questions about a city."))
+		server.WithInstructions("Trip planning: the planner prompt and plan_trip tool plan a trip; the guide prompt and ask_guide tool answer questions about a city. Give the prompts a chat_id to continue a conversation."))
 	logged := mcpbridge.WithErrorHandler(logTo(stderr))
 	for _, a := range []assistant.Agent{planner, guide} {
-		if err := mcpbridge.AddPrompt(s, a, logged); err != nil {
+		if err := mcpbridge.AddPrompt(s, a, logged, mcpbridge.WithIdentity(callerOf)); err != nil {
 			return nil, err
 		}
 	}
@@ -146,6 +171,7 @@ func serveHTTP(ctx context.Context, s *server.MCPServer, ln net.Listener, stderr
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	h := server.NewStreamableHTTPServer(s,
 		server.WithStreamableHTTPServer(hs),
+		server.WithHTTPContextFunc(callerFromHeaders),
 		server.WithStreamableHTTPLogger(slog.New(slog.NewTextHandler(stderr, nil))))
 	mux.Handle("/mcp", h)
 

@@ -48,7 +48,7 @@ func initialize(t *testing.T, c *client.Client) *client.Client {
 
 func inProcess(t *testing.T, config string) *client.Client {
 	t.Helper()
-	s, err := newServer(config, io.Discard)
+	s, err := newServer(config, &chatStores{}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +197,7 @@ func TestStdio(t *testing.T) {
 	var stderr strings.Builder
 	done := make(chan error, 1)
 	go func() {
-		done <- run(context.Background(), "", "", serverIn, serverOut, &stderr)
+		done <- run(context.Background(), settings{}, serverIn, serverOut, &stderr)
 		serverOut.Close()
 	}()
 	c := initialize(t, client.NewClient(transport.NewIO(clientIn, clientOut, io.NopCloser(strings.NewReader("")))))
@@ -217,7 +217,7 @@ func TestHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := newServer("", io.Discard)
+	s, err := newServer("", &chatStores{}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +267,7 @@ func TestWithConfig(t *testing.T) {
 
 func TestBadConfig(t *testing.T) {
 	t.Parallel()
-	err := run(context.Background(), filepath.Join(t.TempDir(), "missing.yaml"), "", strings.NewReader(""), io.Discard, io.Discard)
+	err := run(context.Background(), settings{config: filepath.Join(t.TempDir(), "missing.yaml")}, strings.NewReader(""), io.Discard, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "missing.yaml") {
 		t.Errorf("error %v, want one naming the file", err)
 	}

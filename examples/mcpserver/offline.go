@@ -17,6 +17,8 @@ import (
 // request (llmtest.NewFunc), so that they answer any number of requests, in any order: first
 // they call the assistant's tool for the city the user names, then they answer from the
 // tool's result. They keep no record of the requests, so a long-running server does not grow.
+// In a chat, their answer ends by saying how many of the user's earlier questions the request
+// held as history: "(I remember 1 earlier question.)".
 
 func offlinePlanner() llms.Model {
 	return llmtest.NewFunc(func(_ context.Context, req llmtest.Request) llmtest.Reply {
@@ -34,7 +36,7 @@ func offlinePlanner() llms.Model {
 			tip = "keep museums and cafés for the wettest hours"
 		}
 		plan := Plan{City: trip.City, Days: trip.Days, Pack: packFor(f, trip.Days),
-			Advice: fmt.Sprintf("Expect %s, %d to %d °C: %s.", f.Summary, f.LowC, f.HighC, tip)}
+			Advice: fmt.Sprintf("Expect %s, %d to %d °C: %s.", f.Summary, f.LowC, f.HighC, tip) + remembered(req)}
 		b, _ := json.Marshal(plan)
 		return llmtest.Text(string(b))
 	}).NoRecord()
@@ -47,7 +49,7 @@ func offlineGuide() llms.Model {
 		if !ok {
 			return llmtest.Calls(llmtest.Call("phrasebook", fmt.Sprintf(`{"city":%q}`, city)))
 		}
-		return llmtest.Text(fmt.Sprintf("%s is best seen on foot: start early, and take the side streets. %s", city, result))
+		return llmtest.Text(fmt.Sprintf("%s is best seen on foot: start early, and take the side streets. %s", city, result) + remembered(req))
 	}).NoRecord()
 }
 
@@ -65,6 +67,24 @@ func packFor(f Forecast, days int) []string {
 		pack = append(pack, "light jacket")
 	}
 	return append(pack, "comfortable shoes", fmt.Sprintf("clothes for %d days", days))
+}
+
+// remembered says how many user messages came before the user's turn, when any did: the
+// chat's history that the run loaded.
+func remembered(req llmtest.Request) string {
+	n := -1
+	for _, m := range req.Messages {
+		if m.Role == llms.ChatMessageTypeHuman {
+			n++
+		}
+	}
+	switch {
+	case n < 1:
+		return ""
+	case n == 1:
+		return " (I remember 1 earlier question.)"
+	}
+	return fmt.Sprintf(" (I remember %d earlier questions.)", n)
 }
 
 // userTurn returns the text of the last user message.

@@ -9,5 +9,6 @@
 //
 // Stores keep chats apart by tenant and user: a chat ID of another tenant, or of another user,
 // is not found, whatever the ID. Persistent stores live in subpackages: sqlitestore (one
-// process, a file) and redisstore (several processes sharing history).
+// process, a file) and redisstore (several processes sharing history). chattest is the
+// behaviour suite every Store passes: run it on your own.
 package chat

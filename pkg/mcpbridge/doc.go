@@ -2,7 +2,10 @@
 //
 // Serving: [AddPrompt] registers an assistant (any [assistant.Agent]) on an mcp-go server as
 // a prompt with the arguments "input" and "chat_id"; getting the prompt runs the assistant and
-// returns the user's turn and the assistant's answer. [AddTool] registers a [tool.Tool] (a
+// returns the user's turn and the assistant's answer. A chat_id runs the assistant in that
+// chat (chat.WithID), which an assistant with a chat store (assistant.WithStore) continues;
+// [WithIdentity] takes the chat's tenant and user from the request's context, so that one
+// tenant's or user's chat_id never reaches another's chat. [AddTool] registers a [tool.Tool] (a
 // tool.Func, an assistant wrapped by assistant.AsTool, any tool) as an MCP tool with the
 // tool's argument schema; a [tool.Typed] also declares its output schema and returns its
 // result as structured content beside the text. The server is the caller's: the bridge adds

@@ -11,6 +11,7 @@ type Option func(*config)
 type config struct {
 	name, title, description string
 	onError                  func(ctx context.Context, name string, err error)
+	identity                 func(ctx context.Context) (tenant, user string, err error)
 }
 
 // WithName registers the prompt or tool under name instead of the agent's or tool's own name.
@@ -36,6 +37,21 @@ func WithDescription(text string) Option { return func(c *config) { c.descriptio
 // the client.
 func WithErrorHandler(h func(ctx context.Context, name string, err error)) Option {
 	return func(c *config) { c.onError = h }
+}
+
+// WithIdentity has AddPrompt take the tenant and the user of a chat from f: a get that gives a
+// chat_id runs the agent in the chat chat.ID{Tenant: tenant, User: user, Chat: chat_id}, so
+// that each tenant's and user's chats stay theirs whatever chat_id a client sends. f reads the
+// request's context, where the server's transport put who is calling: over streamable HTTP,
+// server.WithHTTPContextFunc copies an authenticated request's identity into it. f is called
+// on the request's goroutine, possibly from many at once, and only for gets that give a
+// chat_id. An error from f fails the get with an error saying that the caller is not
+// identified, and the agent is not run.
+//
+// Without WithIdentity every chat belongs to tenant "" and user "": any client that knows a
+// chat_id can continue that chat. AddTool ignores this option.
+func WithIdentity(f func(ctx context.Context) (tenant, user string, err error)) Option {
+	return func(c *config) { c.identity = f }
 }
 
 func newConfig(name, description string, opts []Option) config {

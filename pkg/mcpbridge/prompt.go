@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cadrehq/cadre/pkg/assistant"
+	"github.com/cadrehq/cadre/pkg/chat"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
@@ -22,12 +23,20 @@ const (
 // "input" (required) and "chat_id" (optional). Getting it runs a with Prompt = input and
 // returns the user's input and a's answer as prompt messages (user, then assistant).
 //
-// Continuing a conversation by its chat_id needs a chat store, which the bridge does not have
-// yet: a get that gives a chat_id fails with an error that says so. A get without input, or
-// with an argument the prompt does not have, fails with an error that says what to give. A
-// failed run fails the get with the run's error; a panic in a is recovered and fails the get
-// with an error that says only that an internal error happened (see WithErrorHandler). The
-// server keeps serving either way; the bridge relies on no option of s for it.
+// A get that gives a chat_id runs a in that chat: under chat.WithID(ctx, chat.ID{Tenant,
+// User, Chat: chat_id}), with the tenant and the user from WithIdentity ("" without it). An
+// assistant with a chat store (assistant.WithStore) then loads the chat's history and records
+// the exchange, so that the next get with the same chat_id, on this server or on any server
+// sharing the store, continues the conversation; an agent without a store answers as if no
+// chat_id were given. A get without a chat_id (or with a blank one) runs a in no chat, whatever
+// chat the request's context carries. A chat_id longer than 256 bytes or holding a NUL byte,
+// and a caller that WithIdentity's function cannot identify, fail the get before a is run.
+//
+// A get without input, or with an argument the prompt does not have, fails with an error that
+// says what to give. A failed run fails the get with the run's error; a panic in a is recovered
+// and fails the get with an error that says only that an internal error happened (see
+// WithErrorHandler). The server keeps serving either way; the bridge relies on no option of s
+// for it.
 //
 // AddPrompt returns an error, and registers nothing, when s or a is nil, when the name is not
 // 1 to 128 ASCII letters, digits, '_', '-' or '.', or when s already has a prompt of that name.
@@ -53,7 +62,7 @@ func AddPrompt(s *server.MCPServer, a assistant.Agent, opts ...Option) error {
 		mcp.WithArgument(argInput, mcp.RequiredArgument(),
 			mcp.ArgumentDescription("What to ask: the user's turn.")),
 		mcp.WithArgument(argChatID,
-			mcp.ArgumentDescription("The id of a conversation to continue. Not supported yet: leave it out to start a new conversation.")),
+			mcp.ArgumentDescription("The id of a conversation to continue: gets with the same chat_id are one conversation, when the server keeps chats. Leave it out for a one-off question.")),
 	)
 	h := &promptHandler{config: cfg, agent: a}
 	return register("prompt", cfg.name, func() { s.AddPrompt(p, h.handle) })
@@ -87,12 +96,16 @@ func (h *promptHandler) handle(ctx context.Context, req mcp.GetPromptRequest) (r
 			res, err = nil, errors.New(internalError("prompt", h.name))
 		}
 	}()
-	input, err := h.input(req.Params.Arguments)
+	input, chatID, err := h.arguments(req.Params.Arguments)
+	var runCtx context.Context
+	if err == nil {
+		runCtx, err = h.inChat(ctx, chatID)
+	}
 	if err != nil {
 		h.report(ctx, err)
 		return nil, err
 	}
-	resp, err := h.agent.Call(ctx, assistant.Input{Prompt: input})
+	resp, err := h.agent.Call(runCtx, assistant.Input{Prompt: input})
 	if err == nil && resp == nil {
 		err = errors.New("the agent returned no response")
 	}
@@ -110,8 +123,9 @@ func (h *promptHandler) handle(ctx context.Context, req mcp.GetPromptRequest) (r
 	}, nil
 }
 
-// input checks a get's arguments and returns the user's turn.
-func (h *promptHandler) input(args map[string]string) (string, error) {
+// arguments checks a get's arguments and returns the user's turn and the chat's id ("" for
+// none).
+func (h *promptHandler) arguments(args map[string]string) (input, chatID string, err error) {
 	var unknown []string
 	for k := range args {
 		if k != argInput && k != argChatID {
@@ -120,14 +134,36 @@ func (h *promptHandler) input(args map[string]string) (string, error) {
 	}
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
-		return "", fmt.Errorf("prompt %q has no argument %s: give %q (required) and nothing else", h.name, strings.Join(unknown, ", "), argInput)
+		return "", "", fmt.Errorf("prompt %q has no argument %s: give %q (required) and %q (optional) and nothing else", h.name, strings.Join(unknown, ", "), argInput, argChatID)
 	}
-	if id := strings.TrimSpace(args[argChatID]); id != "" {
-		return "", fmt.Errorf("prompt %q: continuing a conversation by %s is not supported yet (it needs a chat store, which this server does not have): leave %s out to start a new conversation", h.name, argChatID, argChatID)
-	}
-	input := args[argInput]
+	input = args[argInput]
 	if strings.TrimSpace(input) == "" {
-		return "", fmt.Errorf("prompt %q: the argument %q is required: give the user's turn, what to ask", h.name, argInput)
+		return "", "", fmt.Errorf("prompt %q: the argument %q is required: give the user's turn, what to ask", h.name, argInput)
 	}
-	return input, nil
+	if chatID = args[argChatID]; strings.TrimSpace(chatID) == "" {
+		chatID = ""
+	}
+	return input, chatID, nil
+}
+
+// inChat returns the context to run the agent under: in the caller's chat chatID, or in no
+// chat when chatID is "".
+func (h *promptHandler) inChat(ctx context.Context, chatID string) (context.Context, error) {
+	if chatID == "" {
+		return chat.WithID(ctx, chat.ID{}), nil
+	}
+	id := chat.ID{Chat: chatID}
+	if err := id.Valid(); err != nil {
+		return nil, fmt.Errorf("prompt %q: the argument %q: %w: give at most 256 bytes, without NUL bytes", h.name, argChatID, err)
+	}
+	if h.identity != nil {
+		var err error
+		if id.Tenant, id.User, err = h.identity(ctx); err != nil {
+			return nil, fmt.Errorf("prompt %q: the caller is not identified, so chat %q cannot be continued: %w", h.name, chatID, err)
+		}
+		if err := id.Valid(); err != nil {
+			return nil, fmt.Errorf("prompt %q: the caller's identity cannot name a chat: %w", h.name, err)
+		}
+	}
+	return chat.WithID(ctx, id), nil
 }

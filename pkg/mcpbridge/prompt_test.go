@@ -117,7 +117,6 @@ func TestPromptFailuresAreErrorsAndTheServerGoesOn(t *testing.T) {
 	}{
 		{"no input", nil, []string{`the argument "input" is required`}, ""},
 		{"blank input", map[string]string{"input": "  "}, []string{`the argument "input" is required`}, ""},
-		{"chat_id", map[string]string{"input": "hi", "chat_id": "c-1"}, []string{"chat_id is not supported yet", "leave chat_id out"}, ""},
 		{"unknown argument", map[string]string{"input": "hi", "topic": "x"}, []string{`has no argument "topic"`}, ""},
 		{"run error", map[string]string{"input": "fail"}, []string{`prompt "flaky"`, "the provider is down"}, ""},
 		{"no response", map[string]string{"input": "nothing"}, []string{"no response"}, ""},

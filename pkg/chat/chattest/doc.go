@@ -1,0 +1,10 @@
+// Package chattest checks a chat.Store against the promises of its contract, the same way for
+// every store: call [Run] from a test of the store's package with a function that opens a
+// fresh, empty store.
+//
+// The suite covers what assistants and the programs around them rely on: every part type of
+// langchaingo's messages survives a round trip, concurrent appends to one chat never
+// interleave, chats of other tenants and users are never seen, IDs with any bytes are kept
+// apart, invalid IDs and cancelled contexts are errors, and the history window cut from a
+// loaded chat never separates a tool call from its result.
+package chattest
