@@ -3,7 +3,9 @@ package assistant_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/cadrehq/cadre/pkg/assistant"
@@ -107,4 +109,45 @@ func equalRoles(a, b []llms.ChatMessageType) bool {
 		}
 	}
 	return true
+}
+
+func TestConcurrentRunsInOneChatStayContiguous(t *testing.T) {
+	t.Parallel()
+	store := chat.NewMemory()
+	// Each run makes a tool call and answers; every message it adds names its prompt.
+	m := llmtest.NewFunc(func(_ context.Context, req llmtest.Request) llmtest.Reply {
+		prompt := textOf(req.Messages[len(req.Messages)-1])
+		last := req.Messages[len(req.Messages)-1]
+		if last.Role == llms.ChatMessageTypeTool {
+			return llmtest.Text("answer to " + last.Parts[0].(llms.ToolCallResponse).Content)
+		}
+		return llmtest.Calls(llmtest.Call("echo", `{"city":"`+prompt+`"}`))
+	})
+	echo := tool.Func("echo", "Echoes.", func(_ context.Context, in cityArgs) (string, error) { return in.City, nil })
+	a := assistant.New[string]("echo", assistant.WithModel(m), assistant.WithStore(store), assistant.WithTools(echo),
+		assistant.WithHistoryWindow(chat.Window{MaxMessages: 1}))
+	id := chat.ID{Chat: "busy"}
+	ctx := chat.WithID(testContext(t), id)
+	var wg sync.WaitGroup
+	for i := range 100 {
+		wg.Go(func() {
+			if _, err := a.Run(ctx, assistant.Input{Prompt: fmt.Sprintf("p%d", i)}); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	stored, err := store.Load(testContext(t), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stored) != 400 {
+		t.Fatalf("stored %d messages, want 4 for each of 100 runs", len(stored))
+	}
+	for i := 0; i < len(stored); i += 4 {
+		p := textOf(stored[i])
+		if stored[i].Role != llms.ChatMessageTypeHuman || textOf(stored[i+3]) != "answer to "+p {
+			t.Fatalf("messages %d..%d are not one run's turn: %v / %q", i, i+3, roles(stored[i:i+4]), textOf(stored[i+3]))
+		}
+	}
 }
