@@ -130,6 +130,9 @@ func (a *Assistant[O]) planFor(opts []Option) (*plan[O], error) {
 		merged.window = run.window
 	}
 	merged.stream = joinStreamFuncs(merged.stream, run.stream)
+	if run.approver != nil {
+		merged.approver, merged.approvalTools = run.approver, run.approvalTools
+	}
 	p, err := newPlan[O](a.name, &merged, a.plan)
 	if err != nil {
 		return nil, fmt.Errorf("assistant %q: run options: %w", a.name, err)

@@ -57,5 +57,10 @@ func (r *run[O]) saveChat(ctx context.Context) error {
 	if err := r.p.store.Append(ctx, r.chatID, r.msgs[r.first:]); err != nil {
 		return fmt.Errorf("assistant %q: saving the run to chat %s: %w", r.p.name, r.chatID, err)
 	}
+	if r.clearState {
+		if err := r.p.store.SetState(ctx, r.chatID, nil); err != nil {
+			return fmt.Errorf("assistant %q: clearing the paused run of chat %s: %w", r.p.name, r.chatID, err)
+		}
+	}
 	return nil
 }

@@ -107,9 +107,24 @@ func (t *agentTool[I, O]) Call(ctx context.Context, args json.RawMessage) (strin
 		return "", err
 	}
 	// A delegated run is not part of the caller's chat.
-	res, err := t.r.Run(chat.WithID(ctx, chat.ID{}), in)
+	ctx = chat.WithID(ctx, chat.ID{})
+	var res *Result[O]
+	if resume := resumeFrom(ctx); resume != nil {
+		rs, ok := t.r.(interface {
+			Resume(context.Context, *Paused, map[string]Decision) (*Result[O], error)
+		})
+		if !ok {
+			return "", fmt.Errorf("%s cannot be resumed: it is not an *assistant.Assistant", t.r.Name())
+		}
+		res, err = rs.Resume(withResume(ctx, nil), resume.paused, resume.decisions)
+	} else {
+		res, err = t.r.Run(ctx, in)
+	}
 	if err != nil {
 		return "", err
+	}
+	if res.Stop == StopPending && res.Paused != nil {
+		return "", &pendingError{paused: res.Paused}
 	}
 	if t.textOut {
 		return reflect.ValueOf(res.Output).String(), nil

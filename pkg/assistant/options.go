@@ -47,6 +47,9 @@ type config struct {
 	store  chat.Store
 	window chat.Window
 	stream StreamFunc
+
+	approver      Approver
+	approvalTools []string
 }
 
 // WithInstructions sets the system prompt: a text/template rendered with the vars

@@ -52,6 +52,9 @@ type plan[O any] struct {
 	store  chat.Store
 	window chat.Window
 	stream StreamFunc
+
+	approver      Approver
+	approvalTools []string
 }
 
 // newPlan prepares a plan from cfg. base, when given, is the assistant's own plan: what only
@@ -72,6 +75,8 @@ func newPlan[O any](name string, cfg *config, base *plan[O]) (*plan[O], error) {
 		store:          cfg.store,
 		window:         cfg.window,
 		stream:         cfg.stream,
+		approver:       cfg.approver,
+		approvalTools:  cfg.approvalTools,
 	}
 	if p.maxDepth == 0 {
 		p.maxDepth = defaultMaxDepth

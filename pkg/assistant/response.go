@@ -20,6 +20,7 @@ type Response struct {
 	Usage    usage.Report          // this run and every run it delegated to (its subtree)
 	Model    string                // the name of the model that answered last
 	Stop     Stop                  // how the run ended
+	Paused   *Paused               // with StopPending: the state to resume from (see WithApproval)
 }
 
 // Stop is how a run ended.

@@ -41,6 +41,15 @@ type run[O any] struct {
 	chatID chat.ID // the chat the run continues, when inChat
 	inChat bool
 	saved  bool // the run's messages were appended to its chat
+	// clearState: the run resumed from a paused state kept with its chat, which goes when
+	// the run ends.
+	clearState bool
+
+	paused    []PausedCall // the turn the run pauses in
+	nestedMu  sync.Mutex
+	nested    map[string]*Paused // delegated runs that paused, by the call that ran them
+	resumes   map[string]*Paused // when resuming: the delegated runs to resume, by call
+	decisions map[string]Decision
 
 	// Room for a short run's messages, allocated with the run.
 	msgBuf   [8]llms.MessageContent
@@ -164,6 +173,9 @@ func (r *run[O]) loop(ctx context.Context) (*Result[O], error) {
 			done, err = r.toolTurn(ctx, reply.ToolCalls)
 		default:
 			done, err = r.textAnswer(ctx, reply.Text)
+		}
+		if errors.Is(err, errPaused) {
+			return r.pause(ctx)
 		}
 		if err != nil {
 			return r.fail(ctx, err)

@@ -67,8 +67,23 @@ func (r *run[O]) toolTurn(ctx context.Context, calls []llms.ToolCall) (bool, err
 			return false, ferr
 		}
 	}
+	if len(todo) > 0 && r.p.approver != nil {
+		var err error
+		if todo, r.paused, err = r.approve(ctx, calls, todo, results); err != nil || r.paused != nil {
+			if err == nil {
+				err = errPaused
+			}
+			return false, err
+		}
+	}
+	return r.runTurn(ctx, calls, todo, results, len(todo))
+}
+
+// runTurn reserves reserve calls against the limits, runs the calls of todo, and appends the
+// turn's results; a delegated run that paused pauses this one.
+func (r *run[O]) runTurn(ctx context.Context, calls []llms.ToolCall, todo []int, results []string, reserve int) (bool, error) {
 	if len(todo) > 0 {
-		if err := r.state.account.ReserveToolCalls(r.res.Model, len(todo)); err != nil {
+		if err := r.state.account.ReserveToolCalls(r.res.Model, reserve); err != nil {
 			// Not counted: a report never shows more tool calls than the limit allowed.
 			if r.p.finalOnLimit && !r.last {
 				r.notRun(results, todo, "not run: the budget for tool calls is spent")
@@ -81,6 +96,11 @@ func (r *run[O]) toolTurn(ctx context.Context, calls []llms.ToolCall) (bool, err
 			return false, err
 		}
 		r.execute(ctx, calls, todo, results)
+	}
+	if r.fatal == nil {
+		if r.paused = r.nestedPause(calls, results); r.paused != nil {
+			return false, errPaused
+		}
 	}
 	r.appendResults(calls, results)
 	return false, r.fatal
@@ -154,8 +174,14 @@ func (r *run[O]) call(ctx context.Context, c llms.ToolCall) string {
 		r.emit(ctx, callback.Event{Kind: callback.ToolStart, Tool: name, CallID: c.ID, Args: args})
 	}
 	start := time.Now()
+	if p, ok := r.resumes[c.ID]; ok {
+		ctx = withResume(ctx, &resumeInfo{paused: p, decisions: r.decisions})
+	}
 	out, err, panicked := r.callTool(ctx, name, args)
-	if err != nil && endsTree(ctx, err) {
+	var pending *pendingError
+	if errors.As(err, &pending) {
+		r.noteNested(c.ID, pending.paused)
+	} else if err != nil && endsTree(ctx, err) {
 		fatal := err
 		if !endsTreeCause(err) {
 			// The run was cancelled: say so, whatever the tool made of it.

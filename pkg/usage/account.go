@@ -141,3 +141,22 @@ func (n *node) record(agent, model string, u Usage) {
 func (n *node) report() Report {
 	return Report{Total: n.total, ByAgent: n.agents.toMap(), ByModel: n.models.toMap()}
 }
+
+// Carry adds an earlier report to this account, every ancestor and the ledger: the usage of a
+// run that paused (waiting for a person) and is resumed in this account. Its requests and tool
+// calls count against the limits as reserved, as they were before the pause.
+func (a *Account) Carry(r Report) {
+	a.ledger.mu.Lock()
+	defer a.ledger.mu.Unlock()
+	for n := &a.node; n != nil; n = n.parent {
+		n.requests += r.Total.Requests
+		n.toolCalls += r.Total.ToolCalls
+		n.total = n.total.Add(r.Total)
+		for name, u := range r.ByAgent {
+			n.agents.add(name, u)
+		}
+		for name, u := range r.ByModel {
+			n.models.add(name, u)
+		}
+	}
+}

@@ -474,3 +474,23 @@ func TestRequestsLeft(t *testing.T) {
 		t.Errorf("RequestsLeft() without a limit = %d, want -1", got)
 	}
 }
+
+func TestCarry(t *testing.T) {
+	t.Parallel()
+	before := usage.Report{
+		Total:   usage.Usage{Requests: 2, ToolCalls: 1, InputTokens: 30},
+		ByAgent: map[string]usage.Usage{"sup": {Requests: 1, InputTokens: 10}, "spec": {Requests: 1, ToolCalls: 1, InputTokens: 20}},
+		ByModel: map[string]usage.Usage{"big": {Requests: 2, ToolCalls: 1, InputTokens: 30}},
+	}
+	l := usage.NewLedger(usage.Limits{MaxRequests: 3})
+	a := l.Open(nil, "sup", nil)
+	a.Carry(before)
+	a.Record("big", usage.Usage{Requests: 1, InputTokens: 5})
+	if got := a.RequestsLeft(); got != 1 {
+		t.Errorf("RequestsLeft = %d, want 1: the carried requests count", got)
+	}
+	got := l.Report()
+	if got.Total.Requests != 3 || got.ByAgent["spec"].ToolCalls != 1 || got.ByModel["big"].InputTokens != 35 {
+		t.Errorf("report = %+v", got)
+	}
+}

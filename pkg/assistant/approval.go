@@ -1,0 +1,249 @@
+package assistant
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/cadrehq/cadre/pkg/chat"
+	"github.com/cadrehq/cadre/pkg/usage"
+	"github.com/tmc/langchaingo/llms"
+)
+
+// Approver decides whether a tool call may run: a person, usually, asked through a program.
+// Approve is called before any call of the model's turn runs, once for each call of a tool
+// that needs approval, from the run's goroutine; runs of one assistant call it concurrently.
+// An error from Approve ends the run.
+type Approver interface {
+	Approve(ctx context.Context, call ToolCall) (Decision, error)
+}
+
+// ApproverFunc adapts a function to Approver.
+type ApproverFunc func(ctx context.Context, call ToolCall) (Decision, error)
+
+// Approve calls f.
+func (f ApproverFunc) Approve(ctx context.Context, call ToolCall) (Decision, error) {
+	return f(ctx, call)
+}
+
+// ToolCall is a tool call that waits for a decision.
+type ToolCall struct {
+	RunID     string // the run that made it ("" when the run has no event handler or stream)
+	Assistant string
+	ID        string // the model's id for the call: decisions are given by it
+	Tool      string
+	Arguments string // as the model wrote them
+}
+
+// Verdict is what a person decided about a tool call.
+type Verdict string
+
+const (
+	VerdictApprove Verdict = "approve" // run it
+	VerdictDeny    Verdict = "deny"    // do not run it: the model is told, with the reason
+	VerdictPending Verdict = "pending" // not decided yet: the run pauses
+)
+
+// Decision is a verdict on a tool call, with a reason for the model when it is a denial.
+type Decision struct {
+	Verdict Verdict `json:"verdict"`
+	Reason  string  `json:"reason,omitempty"`
+}
+
+// Approved, Denied and Pending make Decisions.
+func Approved() Decision            { return Decision{Verdict: VerdictApprove} }
+func Denied(reason string) Decision { return Decision{Verdict: VerdictDeny, Reason: reason} }
+func Pending() Decision             { return Decision{Verdict: VerdictPending} }
+
+// WithApproval makes every call of the named tools wait for a's decision before it runs (with
+// no names, every tool's). When the model's turn includes such calls, a is asked about each
+// before any call of the turn runs: an approved call runs with the rest of the turn; a denied
+// one does not, and the model is told why and goes on; a pending one pauses the run: it ends
+// with Response.Stop = StopPending and Response.Paused, a state that serializes to JSON and
+// that Resume continues — in another process if need be — with the decisions.
+//
+// A call that waits inside a delegated run pauses the whole tree: the top run returns the
+// paused state, and resuming continues the delegated run where it stopped, then its caller.
+func WithApproval(a Approver, tools ...string) Option {
+	return func(c *config) { c.approver, c.approvalTools = a, slices.Clone(tools) }
+}
+
+func (p *plan[O]) needsApproval(tool string) bool {
+	return p.approver != nil && (len(p.approvalTools) == 0 || slices.Contains(p.approvalTools, tool))
+}
+
+// Call states in a paused turn.
+const (
+	callWaiting  = "waiting"  // needs a decision
+	callApproved = "approved" // decided: runs at resume
+	callDenied   = "denied"   // decided: does not run
+	callQueued   = "queued"   // needs no decision: runs at resume
+	callDone     = "done"     // ran before the pause: Result holds what it returned
+	callNested   = "nested"   // a delegated run that paused: Nested holds its state
+)
+
+// PausedCall is one call of the turn a paused run stopped in.
+type PausedCall struct {
+	ID        string  `json:"id"`
+	Tool      string  `json:"tool"`
+	Arguments string  `json:"arguments"`
+	State     string  `json:"state"` // waiting, approved, denied, queued, done or nested
+	Reason    string  `json:"reason,omitempty"`
+	Result    string  `json:"result,omitempty"`
+	Nested    *Paused `json:"nested,omitempty"`
+}
+
+// Paused is a run waiting for decisions on tool calls: its conversation so far, the turn's
+// calls (which are decided, which wait, which ran), and its usage so far. It serializes to
+// JSON (encoding/json) and back, so that a run can be resumed in another process.
+type Paused struct {
+	Assistant string          `json:"assistant"`
+	Messages  json.RawMessage `json:"messages"` // the whole conversation, system prompt included (chat.MarshalMessages)
+	First     int             `json:"first"`    // the index of the user's turn in Messages
+	Calls     []PausedCall    `json:"calls"`
+	Usage     usage.Report    `json:"usage"`
+	Model     string          `json:"model"`
+	Failures  int             `json:"failures,omitempty"` // answers that could not be used so far
+	Last      bool            `json:"last,omitempty"`     // the turn came from the last request at a limit
+	Chat      *chat.ID        `json:"chat,omitempty"`
+}
+
+// Waiting returns every call that waits for a decision, in this run and in the runs it
+// delegated to, with the assistant that would run it.
+func (p *Paused) Waiting() []ToolCall {
+	var out []ToolCall
+	for _, c := range p.Calls {
+		switch c.State {
+		case callWaiting:
+			out = append(out, ToolCall{Assistant: p.Assistant, ID: c.ID, Tool: c.Tool, Arguments: c.Arguments})
+		case callNested:
+			if c.Nested != nil {
+				out = append(out, c.Nested.Waiting()...)
+			}
+		}
+	}
+	return out
+}
+
+// errPaused ends a run's loop to pause it.
+var errPaused = errors.New("paused")
+
+// pendingError is what a delegated run that paused returns to its caller's tool call.
+type pendingError struct{ paused *Paused }
+
+func (e *pendingError) Error() string {
+	return fmt.Sprintf("assistant %q is waiting for a person's decision", e.paused.Assistant)
+}
+
+// denial is what the model is told of a denied call.
+func denial(reason string) string {
+	if reason == "" {
+		return "denied: a person did not allow this call"
+	}
+	return "denied: a person did not allow this call: " + reason
+}
+
+// approve asks the approver about the turn's calls that need it, before any runs. Denied calls
+// get their result and leave todo. When a call is pending, the turn's pause is returned.
+func (r *run[O]) approve(ctx context.Context, calls []llms.ToolCall, todo []int, results []string) ([]int, []PausedCall, error) {
+	states := make([]string, len(calls))
+	reasons := make([]string, len(calls))
+	waiting := false
+	for _, i := range todo {
+		c := calls[i]
+		if !r.p.needsApproval(c.FunctionCall.Name) {
+			states[i] = callQueued
+			continue
+		}
+		d, err := r.p.approver.Approve(ctx, ToolCall{RunID: r.state.id, Assistant: r.p.name, ID: c.ID, Tool: c.FunctionCall.Name, Arguments: c.FunctionCall.Arguments})
+		if err != nil {
+			return nil, nil, fmt.Errorf("assistant %q: approving a call of %q: %w", r.p.name, c.FunctionCall.Name, err)
+		}
+		switch d.Verdict {
+		case VerdictApprove:
+			states[i] = callApproved
+		case VerdictDeny:
+			states[i], reasons[i] = callDenied, d.Reason
+		case VerdictPending:
+			states[i], waiting = callWaiting, true
+		default:
+			return nil, nil, fmt.Errorf("assistant %q: the approver gave no verdict for a call of %q (use Approved, Denied or Pending)", r.p.name, c.FunctionCall.Name)
+		}
+	}
+	if waiting {
+		pause := make([]PausedCall, len(calls))
+		for i, c := range calls {
+			pause[i] = PausedCall{ID: c.ID, Tool: c.FunctionCall.Name, Arguments: c.FunctionCall.Arguments, State: states[i], Reason: reasons[i]}
+			if states[i] == "" { // answered already (a skipped final_result)
+				pause[i].State, pause[i].Result = callDone, results[i]
+			}
+		}
+		return nil, pause, nil
+	}
+	run := todo[:0:0]
+	for _, i := range todo {
+		if states[i] == callDenied {
+			results[i] = denial(reasons[i])
+			continue
+		}
+		run = append(run, i)
+	}
+	return run, nil, nil
+}
+
+// nestedPause returns the turn's pause when delegated runs paused while it ran.
+func (r *run[O]) nestedPause(calls []llms.ToolCall, results []string) []PausedCall {
+	r.nestedMu.Lock()
+	defer r.nestedMu.Unlock()
+	if len(r.nested) == 0 {
+		return nil
+	}
+	pause := make([]PausedCall, len(calls))
+	for i, c := range calls {
+		pause[i] = PausedCall{ID: c.ID, Tool: c.FunctionCall.Name, Arguments: c.FunctionCall.Arguments, State: callDone, Result: results[i]}
+		if p, ok := r.nested[c.ID]; ok {
+			pause[i].State, pause[i].Result, pause[i].Nested = callNested, "", p
+		}
+	}
+	r.nested = nil
+	return pause
+}
+
+// noteNested keeps the state of a delegated run that paused in a call of this run.
+func (r *run[O]) noteNested(id string, p *Paused) {
+	r.nestedMu.Lock()
+	defer r.nestedMu.Unlock()
+	if r.nested == nil {
+		r.nested = map[string]*Paused{}
+	}
+	r.nested[id] = p
+}
+
+// pause ends the run waiting for decisions: its Result has Stop = StopPending and Paused. In
+// a chat kept by a store, the paused state is kept with the chat.
+func (r *run[O]) pause(ctx context.Context) (*Result[O], error) {
+	msgs, err := chat.MarshalMessages(r.msgs)
+	if err != nil {
+		return r.fail(ctx, fmt.Errorf("assistant %q: keeping the paused run: %w", r.p.name, err))
+	}
+	p := &Paused{Assistant: r.p.name, Messages: msgs, First: r.first, Calls: r.paused,
+		Usage: r.state.account.Report(), Model: r.res.Model, Failures: len(r.failures), Last: r.last}
+	if r.inChat {
+		id := r.chatID
+		p.Chat = &id
+		b, err := json.Marshal(p)
+		if err == nil {
+			err = r.p.store.SetState(context.WithoutCancel(ctx), id, b)
+		}
+		if err != nil {
+			return r.fail(ctx, fmt.Errorf("assistant %q: keeping the paused run with chat %s: %w", r.p.name, id, err))
+		}
+		r.saved = true // the messages are kept in the state until the run ends
+	}
+	r.res.Stop, r.res.Paused = StopPending, p
+	r.res.Messages = r.msgs[r.first:len(r.msgs):len(r.msgs)]
+	r.res.Usage = p.Usage
+	return &r.res, nil
+}

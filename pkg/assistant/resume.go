@@ -1,0 +1,196 @@
+package assistant
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cadrehq/cadre/pkg/chat"
+	"github.com/cadrehq/cadre/pkg/usage"
+	"github.com/tmc/langchaingo/llms"
+)
+
+// resumeInfo is what a delegated run's tool call needs to resume it instead of starting it.
+type resumeInfo struct {
+	paused    *Paused
+	decisions map[string]Decision
+}
+
+type resumeKey struct{}
+
+func withResume(ctx context.Context, info *resumeInfo) context.Context {
+	return context.WithValue(ctx, resumeKey{}, info)
+}
+
+func resumeFrom(ctx context.Context) *resumeInfo {
+	info, _ := ctx.Value(resumeKey{}).(*resumeInfo)
+	return info
+}
+
+// Resume continues a paused run (Response.Paused of a run that ended with StopPending) with
+// decisions on its waiting calls, by call ID — the calls of runs it delegated to included (see
+// Paused.Waiting). It runs the approved calls and the rest of the paused turn, answers denied
+// ones with their reason, and goes on; its usage continues the paused run's. The arguments of
+// every call that runs are checked again against the tool's schema. A call left without a
+// decision (or with VerdictPending) pauses the run again.
+//
+// With p nil, the paused state is read from the chat of ctx (see WithStore), where a paused
+// run in a chat keeps it. An assistant value other than the one that paused may resume it, in
+// another process: it must have the same name and the tools of the paused turn.
+func (a *Assistant[O]) Resume(ctx context.Context, p *Paused, decisions map[string]Decision) (*Result[O], error) {
+	if p == nil {
+		var err error
+		if p, err = a.pausedInChat(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if p.Assistant != a.name {
+		return nil, fmt.Errorf("assistant %q: the paused run is assistant %q's: resume it with that assistant", a.name, p.Assistant)
+	}
+	waiting := p.Waiting()
+	for id, d := range decisions {
+		if !slices.ContainsFunc(waiting, func(c ToolCall) bool { return c.ID == id }) {
+			ids := make([]string, len(waiting))
+			for i, c := range waiting {
+				ids[i] = c.ID
+			}
+			return nil, fmt.Errorf("assistant %q: no call %q waits for a decision (waiting: %s)", a.name, id, strings.Join(ids, ", "))
+		}
+		if d.Verdict != VerdictApprove && d.Verdict != VerdictDeny && d.Verdict != VerdictPending {
+			return nil, fmt.Errorf("assistant %q: the decision for call %q has no verdict (use Approved, Denied or Pending)", a.name, id)
+		}
+	}
+	return a.plan.resume(ctx, p, decisions)
+}
+
+// pausedInChat reads the paused state kept with the chat of ctx.
+func (a *Assistant[O]) pausedInChat(ctx context.Context) (*Paused, error) {
+	id, ok := chat.IDFrom(ctx)
+	if !ok || a.plan.store == nil {
+		return nil, fmt.Errorf("assistant %q: nothing to resume: give the paused state, or resume in the chat it paused in (with WithStore)", a.name)
+	}
+	b, err := a.plan.store.State(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("assistant %q: reading chat %s: %w", a.name, id, err)
+	}
+	if len(b) == 0 {
+		return nil, fmt.Errorf("assistant %q: chat %s has no paused run", a.name, id)
+	}
+	var p Paused
+	if err := json.Unmarshal(b, &p); err != nil {
+		return nil, fmt.Errorf("assistant %q: the paused run kept with chat %s: %w", a.name, id, err)
+	}
+	return &p, nil
+}
+
+// resume continues p: it rebuilds the run, answers the paused turn, and goes on.
+func (p *plan[O]) resume(ctx context.Context, paused *Paused, decisions map[string]Decision) (*Result[O], error) {
+	msgs, err := chat.UnmarshalMessages(paused.Messages)
+	if err != nil || paused.First < 0 || paused.First >= len(msgs) {
+		return nil, fmt.Errorf("assistant %q: the paused state is damaged: %v", p.name, err)
+	}
+	chain, err := p.resolve(ctx)
+	if err != nil {
+		return nil, err
+	}
+	mode, err := p.modeFor(chain[0])
+	if err != nil {
+		return nil, err
+	}
+	r := &run[O]{p: p, chain: chain, mode: mode, start: time.Now(), msgs: msgs, first: paused.First, sent: true, last: paused.Last}
+	if ctx, err = r.open(ctx); err != nil {
+		return nil, err
+	}
+	if r.state.depth == 0 {
+		defer r.state.tree.cancel(nil)
+	}
+	r.state.account.Carry(ownUsage(paused))
+	r.res.Model = paused.Model
+	for range paused.Failures {
+		r.failures = append(r.failures, errors.New("an earlier answer could not be used"))
+	}
+	if paused.Chat != nil && p.store != nil {
+		r.chatID, r.inChat, r.clearState = *paused.Chat, true, true
+	}
+	return r.resumeTurn(ctx, paused, decisions)
+}
+
+// ownUsage is the usage of a paused run without that of the paused runs it delegated to, which
+// carry their own when they resume (their accounts are below this run's).
+func ownUsage(p *Paused) usage.Report {
+	own := usage.Report{Total: p.Usage.Total, ByAgent: maps.Clone(p.Usage.ByAgent), ByModel: maps.Clone(p.Usage.ByModel)}
+	for _, c := range p.Calls {
+		if c.State != callNested || c.Nested == nil {
+			continue
+		}
+		sub := c.Nested.Usage
+		own.Total = minus(own.Total, sub.Total)
+		for k, u := range sub.ByAgent {
+			own.ByAgent[k] = minus(own.ByAgent[k], u)
+		}
+		for k, u := range sub.ByModel {
+			own.ByModel[k] = minus(own.ByModel[k], u)
+		}
+	}
+	return own
+}
+
+func minus(a, b usage.Usage) usage.Usage {
+	return usage.Usage{
+		Requests: a.Requests - b.Requests, ToolCalls: a.ToolCalls - b.ToolCalls,
+		InputTokens: a.InputTokens - b.InputTokens, OutputTokens: a.OutputTokens - b.OutputTokens,
+		CacheReadTokens: a.CacheReadTokens - b.CacheReadTokens, CacheWriteTokens: a.CacheWriteTokens - b.CacheWriteTokens,
+		ReasoningTokens: a.ReasoningTokens - b.ReasoningTokens,
+	}
+}
+
+// resumeTurn answers the paused turn with the decisions, then goes on with the run.
+func (r *run[O]) resumeTurn(ctx context.Context, paused *Paused, decisions map[string]Decision) (*Result[O], error) {
+	calls := make([]llms.ToolCall, len(paused.Calls))
+	results := make([]string, len(paused.Calls))
+	states := slices.Clone(paused.Calls)
+	var todo []int
+	reserve, undecided := 0, false
+	r.resumes, r.decisions = map[string]*Paused{}, decisions
+	for i, c := range states {
+		calls[i] = llms.ToolCall{ID: c.ID, Type: "function", FunctionCall: &llms.FunctionCall{Name: c.Tool, Arguments: c.Arguments}}
+		if c.State == callWaiting {
+			switch d := decisions[c.ID]; d.Verdict {
+			case VerdictApprove:
+				states[i].State = callApproved
+			case VerdictDeny:
+				states[i].State, states[i].Reason = callDenied, d.Reason
+			default:
+				undecided = true
+			}
+		}
+		switch states[i].State {
+		case callDone:
+			results[i] = c.Result
+		case callDenied:
+			results[i] = denial(states[i].Reason)
+		case callApproved, callQueued:
+			todo, reserve = append(todo, i), reserve+1
+		case callNested:
+			r.resumes[c.ID] = c.Nested
+			todo = append(todo, i) // reserved when it first ran
+		}
+	}
+	if undecided {
+		r.paused = states
+		return r.pause(ctx)
+	}
+	_, err := r.runTurn(ctx, calls, todo, results, reserve)
+	if errors.Is(err, errPaused) {
+		return r.pause(ctx)
+	}
+	if err != nil {
+		return r.fail(ctx, err)
+	}
+	return r.loop(ctx)
+}
