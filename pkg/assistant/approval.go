@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
+	"github.com/cadrehq/cadre/pkg/callback"
 	"github.com/cadrehq/cadre/pkg/chat"
 	"github.com/cadrehq/cadre/pkg/usage"
 	"github.com/tmc/langchaingo/llms"
@@ -106,7 +108,6 @@ type Paused struct {
 	Usage     usage.Report    `json:"usage"`
 	Model     string          `json:"model"`
 	Failures  int             `json:"failures,omitempty"` // answers that could not be used so far
-	Last      bool            `json:"last,omitempty"`     // the turn came from the last request at a limit
 	Chat      *chat.ID        `json:"chat,omitempty"`
 }
 
@@ -159,7 +160,7 @@ func (r *run[O]) approve(ctx context.Context, calls []llms.ToolCall, todo []int,
 		}
 		d, err := r.p.approver.Approve(ctx, ToolCall{RunID: r.state.id, Assistant: r.p.name, ID: c.ID, Tool: c.FunctionCall.Name, Arguments: c.FunctionCall.Arguments})
 		if err != nil {
-			return nil, nil, fmt.Errorf("assistant %q: approving a call of %q: %w", r.p.name, c.FunctionCall.Name, err)
+			return todo, nil, fmt.Errorf("assistant %q: approving a call of %q: %w", r.p.name, c.FunctionCall.Name, err)
 		}
 		switch d.Verdict {
 		case VerdictApprove:
@@ -169,7 +170,7 @@ func (r *run[O]) approve(ctx context.Context, calls []llms.ToolCall, todo []int,
 		case VerdictPending:
 			states[i], waiting = callWaiting, true
 		default:
-			return nil, nil, fmt.Errorf("assistant %q: the approver gave no verdict for a call of %q (use Approved, Denied or Pending)", r.p.name, c.FunctionCall.Name)
+			return todo, nil, fmt.Errorf("assistant %q: the approver gave no verdict for a call of %q (use Approved, Denied or Pending)", r.p.name, c.FunctionCall.Name)
 		}
 	}
 	if waiting {
@@ -182,13 +183,16 @@ func (r *run[O]) approve(ctx context.Context, calls []llms.ToolCall, todo []int,
 		}
 		return nil, pause, nil
 	}
-	run := todo[:0:0]
+	run, denied := todo[:0:0], 0
 	for _, i := range todo {
 		if states[i] == callDenied {
-			results[i] = denial(reasons[i])
+			results[i], denied = denial(reasons[i]), denied+1
 			continue
 		}
 		run = append(run, i)
+	}
+	if denied > 0 { // the model made them: counted, though not run
+		r.state.account.Record(r.res.Model, usage.Usage{ToolCalls: denied})
 	}
 	return run, nil, nil
 }
@@ -221,15 +225,31 @@ func (r *run[O]) noteNested(id string, p *Paused) {
 	r.nested[id] = p
 }
 
+// failPause ends a run that could not pause with err, its paused turn's calls answered so
+// that its messages stay a conversation providers accept.
+func (r *run[O]) failPause(ctx context.Context, err error) (*Result[O], error) {
+	calls := make([]llms.ToolCall, len(r.paused))
+	results := make([]string, len(r.paused))
+	for i, c := range r.paused {
+		calls[i] = llms.ToolCall{ID: c.ID, Type: "function", FunctionCall: &llms.FunctionCall{Name: c.Tool, Arguments: c.Arguments}}
+		results[i] = "not run: the run ended"
+		if c.State == callDone {
+			results[i] = c.Result
+		}
+	}
+	r.appendResults(calls, results)
+	return r.fail(ctx, err)
+}
+
 // pause ends the run waiting for decisions: its Result has Stop = StopPending and Paused. In
 // a chat kept by a store, the paused state is kept with the chat.
 func (r *run[O]) pause(ctx context.Context) (*Result[O], error) {
 	msgs, err := chat.MarshalMessages(r.msgs)
 	if err != nil {
-		return r.fail(ctx, fmt.Errorf("assistant %q: keeping the paused run: %w", r.p.name, err))
+		return r.failPause(ctx, fmt.Errorf("assistant %q: keeping the paused run: %w", r.p.name, err))
 	}
 	p := &Paused{Assistant: r.p.name, Messages: msgs, First: r.first, Calls: r.paused,
-		Usage: r.state.account.Report(), Model: r.res.Model, Failures: len(r.failures), Last: r.last}
+		Usage: r.state.account.Report(), Model: r.res.Model, Failures: len(r.failures)}
 	if r.inChat {
 		id := r.chatID
 		p.Chat = &id
@@ -238,12 +258,15 @@ func (r *run[O]) pause(ctx context.Context) (*Result[O], error) {
 			err = r.p.store.SetState(context.WithoutCancel(ctx), id, b)
 		}
 		if err != nil {
-			return r.fail(ctx, fmt.Errorf("assistant %q: keeping the paused run with chat %s: %w", r.p.name, id, err))
+			return r.failPause(ctx, fmt.Errorf("assistant %q: keeping the paused run with chat %s: %w", r.p.name, id, err))
 		}
 		r.saved = true // the messages are kept in the state until the run ends
 	}
 	r.res.Stop, r.res.Paused = StopPending, p
 	r.res.Messages = r.msgs[r.first:len(r.msgs):len(r.msgs)]
 	r.res.Usage = p.Usage
+	if r.state.handler != nil {
+		r.emit(ctx, callback.Event{Kind: callback.RunEnd, Model: r.res.Model, Result: "(waiting for a person's decision)", Duration: time.Since(r.start), Usage: p.Usage.Total})
+	}
 	return &r.res, nil
 }

@@ -42,6 +42,13 @@ func (r *run[O]) loadChat(ctx context.Context) ([]llms.MessageContent, error) {
 	if err != nil && !errors.Is(err, chat.ErrNotFound) {
 		return nil, fmt.Errorf("assistant %q: loading chat %s: %w", r.p.name, id, err)
 	}
+	state, err := r.p.store.State(ctx, id)
+	if err != nil && !errors.Is(err, chat.ErrNotFound) {
+		return nil, fmt.Errorf("assistant %q: loading chat %s: %w", r.p.name, id, err)
+	}
+	if len(state) > 0 {
+		return nil, fmt.Errorf("assistant %q: chat %s has a run waiting for a person's decision: Resume it first (Resume(ctx, nil, decisions))", r.p.name, id)
+	}
 	r.chatID, r.inChat = id, true
 	return r.p.window.Apply(msgs), nil
 }
@@ -56,11 +63,6 @@ func (r *run[O]) saveChat(ctx context.Context) error {
 	defer cancel()
 	if err := r.p.store.Append(ctx, r.chatID, r.msgs[r.first:]); err != nil {
 		return fmt.Errorf("assistant %q: saving the run to chat %s: %w", r.p.name, r.chatID, err)
-	}
-	if r.clearState {
-		if err := r.p.store.SetState(ctx, r.chatID, nil); err != nil {
-			return fmt.Errorf("assistant %q: clearing the paused run of chat %s: %w", r.p.name, r.chatID, err)
-		}
 	}
 	return nil
 }

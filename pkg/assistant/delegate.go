@@ -110,13 +110,7 @@ func (t *agentTool[I, O]) Call(ctx context.Context, args json.RawMessage) (strin
 	ctx = chat.WithID(ctx, chat.ID{})
 	var res *Result[O]
 	if resume := resumeFrom(ctx); resume != nil {
-		rs, ok := t.r.(interface {
-			Resume(context.Context, *Paused, map[string]Decision) (*Result[O], error)
-		})
-		if !ok {
-			return "", fmt.Errorf("%s cannot be resumed: it is not an *assistant.Assistant", t.r.Name())
-		}
-		res, err = rs.Resume(withResume(ctx, nil), resume.paused, resume.decisions)
+		res, err = t.resume(ctx, resume)
 	} else {
 		res, err = t.r.Run(ctx, in)
 	}
@@ -134,6 +128,34 @@ func (t *agentTool[I, O]) Call(ctx context.Context, args json.RawMessage) (strin
 		return "", fmt.Errorf("assistant %q: encoding its answer: %w", t.r.Name(), err)
 	}
 	return string(b), nil
+}
+
+// resume continues the delegated run that paused, with the decisions of its subtree.
+func (t *agentTool[I, O]) resume(ctx context.Context, resume *resumeInfo) (*Result[O], error) {
+	carried := new(bool)
+	defer func() {
+		if !*carried {
+			// The resume failed before it took the paused run's usage over: keep it in the
+			// caller's account, so that what was paid for is never lost.
+			if up := runFrom(ctx); up != nil {
+				up.account.Carry(resume.paused.Usage)
+			}
+		}
+	}()
+	rs, ok := t.r.(interface {
+		Resume(context.Context, *Paused, map[string]Decision, ...Option) (*Result[O], error)
+	})
+	if !ok {
+		return nil, fmt.Errorf("%s cannot be resumed: only an *assistant.Assistant can", t.r.Name())
+	}
+	// Only the decisions of this run's subtree: a sibling's are not its to check.
+	own := map[string]Decision{}
+	for _, c := range resume.paused.Waiting() {
+		if d, ok := resume.decisions[c.ID]; ok {
+			own[c.ID] = d
+		}
+	}
+	return rs.Resume(context.WithValue(withResume(ctx, nil), carriedKey{}, carried), resume.paused, own)
 }
 
 // input makes the delegated run's Input of the arguments.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cadrehq/cadre/pkg/callback"
 	"github.com/cadrehq/cadre/pkg/chat"
 	"github.com/cadrehq/cadre/pkg/usage"
 	"github.com/tmc/langchaingo/llms"
@@ -22,6 +23,10 @@ type resumeInfo struct {
 }
 
 type resumeKey struct{}
+
+// carriedKey marks, for the caller that resumes a delegated run, that the run took its paused
+// usage over.
+type carriedKey struct{}
 
 func withResume(ctx context.Context, info *resumeInfo) context.Context {
 	return context.WithValue(ctx, resumeKey{}, info)
@@ -42,7 +47,10 @@ func resumeFrom(ctx context.Context) *resumeInfo {
 // With p nil, the paused state is read from the chat of ctx (see WithStore), where a paused
 // run in a chat keeps it. An assistant value other than the one that paused may resume it, in
 // another process: it must have the same name and the tools of the paused turn.
-func (a *Assistant[O]) Resume(ctx context.Context, p *Paused, decisions map[string]Decision) (*Result[O], error) {
+//
+// The paused run's per-run options (Input.Options) are not part of its state: give them again
+// in opts — an approver given for one run, above all.
+func (a *Assistant[O]) Resume(ctx context.Context, p *Paused, decisions map[string]Decision, opts ...Option) (*Result[O], error) {
 	if p == nil {
 		var err error
 		if p, err = a.pausedInChat(ctx); err != nil {
@@ -65,7 +73,14 @@ func (a *Assistant[O]) Resume(ctx context.Context, p *Paused, decisions map[stri
 			return nil, fmt.Errorf("assistant %q: the decision for call %q has no verdict (use Approved, Denied or Pending)", a.name, id)
 		}
 	}
-	return a.plan.resume(ctx, p, decisions)
+	plan := a.plan
+	if len(opts) > 0 {
+		var err error
+		if plan, err = a.planFor(opts); err != nil {
+			return nil, err
+		}
+	}
+	return plan.resume(ctx, p, decisions)
 }
 
 // pausedInChat reads the paused state kept with the chat of ctx.
@@ -91,8 +106,11 @@ func (a *Assistant[O]) pausedInChat(ctx context.Context) (*Paused, error) {
 // resume continues p: it rebuilds the run, answers the paused turn, and goes on.
 func (p *plan[O]) resume(ctx context.Context, paused *Paused, decisions map[string]Decision) (*Result[O], error) {
 	msgs, err := chat.UnmarshalMessages(paused.Messages)
-	if err != nil || paused.First < 0 || paused.First >= len(msgs) {
-		return nil, fmt.Errorf("assistant %q: the paused state is damaged: %v", p.name, err)
+	if err == nil && (paused.First < 0 || paused.First >= len(msgs)) {
+		err = fmt.Errorf("its user's turn is at %d, out of its %d messages", paused.First, len(msgs))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("assistant %q: the paused state is damaged: %w", p.name, err)
 	}
 	chain, err := p.resolve(ctx)
 	if err != nil {
@@ -102,7 +120,7 @@ func (p *plan[O]) resume(ctx context.Context, paused *Paused, decisions map[stri
 	if err != nil {
 		return nil, err
 	}
-	r := &run[O]{p: p, chain: chain, mode: mode, start: time.Now(), msgs: msgs, first: paused.First, sent: true, last: paused.Last}
+	r := &run[O]{p: p, chain: chain, mode: mode, start: time.Now(), msgs: msgs, first: paused.First, sent: true}
 	if ctx, err = r.open(ctx); err != nil {
 		return nil, err
 	}
@@ -110,12 +128,23 @@ func (p *plan[O]) resume(ctx context.Context, paused *Paused, decisions map[stri
 		defer r.state.tree.cancel(nil)
 	}
 	r.state.account.Carry(ownUsage(paused))
+	if r.state.handler != nil {
+		r.emit(ctx, callback.Event{Kind: callback.RunStart})
+	}
+	if carried, ok := ctx.Value(carriedKey{}).(*bool); ok {
+		*carried = true
+	}
 	r.res.Model = paused.Model
 	for range paused.Failures {
 		r.failures = append(r.failures, errors.New("an earlier answer could not be used"))
 	}
 	if paused.Chat != nil && p.store != nil {
-		r.chatID, r.inChat, r.clearState = *paused.Chat, true, true
+		// The state goes now, so that the same pause cannot be resumed twice; a new pause
+		// keeps a new one.
+		r.chatID, r.inChat = *paused.Chat, true
+		if err := p.store.SetState(ctx, r.chatID, nil); err != nil {
+			return r.fail(ctx, fmt.Errorf("assistant %q: taking the paused run from chat %s: %w", p.name, r.chatID, err))
+		}
 	}
 	return r.resumeTurn(ctx, paused, decisions)
 }

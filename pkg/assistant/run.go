@@ -41,9 +41,6 @@ type run[O any] struct {
 	chatID chat.ID // the chat the run continues, when inChat
 	inChat bool
 	saved  bool // the run's messages were appended to its chat
-	// clearState: the run resumed from a paused state kept with its chat, which goes when
-	// the run ends.
-	clearState bool
 
 	paused    []PausedCall // the turn the run pauses in
 	nestedMu  sync.Mutex

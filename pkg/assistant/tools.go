@@ -69,11 +69,13 @@ func (r *run[O]) toolTurn(ctx context.Context, calls []llms.ToolCall) (bool, err
 	}
 	if len(todo) > 0 && r.p.approver != nil {
 		var err error
-		if todo, r.paused, err = r.approve(ctx, calls, todo, results); err != nil || r.paused != nil {
-			if err == nil {
-				err = errPaused
-			}
+		if todo, r.paused, err = r.approve(ctx, calls, todo, results); err != nil {
+			r.notRun(results, todo, "not run: the run ended: "+err.Error())
+			r.appendResults(calls, results)
 			return false, err
+		}
+		if r.paused != nil {
+			return false, errPaused
 		}
 	}
 	return r.runTurn(ctx, calls, todo, results, len(todo))

@@ -109,6 +109,10 @@ func (h *promptHandler) handle(ctx context.Context, req mcp.GetPromptRequest) (r
 	if err == nil && resp == nil {
 		err = errors.New("the agent returned no response")
 	}
+	if err == nil && resp.Stop == assistant.StopPending {
+		// An MCP prompt cannot wait for a person: the paused state has nowhere to go.
+		err = errors.New("the agent paused for a person's approval of a tool call, which an MCP prompt cannot wait for: serve an agent without WithApproval")
+	}
 	if err != nil {
 		err = fmt.Errorf("prompt %q: %w", h.name, err)
 		h.report(ctx, err)

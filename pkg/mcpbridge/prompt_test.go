@@ -9,6 +9,7 @@ import (
 	"github.com/cadrehq/cadre/pkg/assistant"
 	"github.com/cadrehq/cadre/pkg/llmtest"
 	"github.com/cadrehq/cadre/pkg/mcpbridge"
+	"github.com/cadrehq/cadre/pkg/tool"
 	"github.com/google/go-cmp/cmp"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -188,5 +189,23 @@ func TestAddPromptRefuses(t *testing.T) {
 	}
 	if err := mcpbridge.AddPrompt(nil, replier()); err == nil {
 		t.Error("a nil server was accepted")
+	}
+}
+
+func TestPromptOfAPausingAgentIsAnError(t *testing.T) {
+	t.Parallel()
+	m := llmtest.NewScripted(llmtest.Calls(llmtest.Call("noop", `{}`)))
+	noop := tool.Func("noop", "Does nothing.", func(context.Context, struct{}) (string, error) { return "", nil })
+	a := assistant.New[string]("careful", assistant.WithModel(m), assistant.WithTools(noop),
+		assistant.WithApproval(assistant.ApproverFunc(func(context.Context, assistant.ToolCall) (assistant.Decision, error) {
+			return assistant.Pending(), nil
+		})))
+	s := newServer()
+	if err := mcpbridge.AddPrompt(s, a); err != nil {
+		t.Fatal(err)
+	}
+	_, err := getPrompt(t, connect(t, s), "careful", map[string]string{"input": "go"})
+	if err == nil || !strings.Contains(err.Error(), "approval") {
+		t.Errorf("err = %v, want one saying the agent paused for approval", err)
 	}
 }

@@ -1,0 +1,160 @@
+package assistant_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/cadrehq/cadre/pkg/assistant"
+	"github.com/cadrehq/cadre/pkg/callback"
+	"github.com/cadrehq/cadre/pkg/chat"
+	"github.com/cadrehq/cadre/pkg/llmtest"
+	"github.com/cadrehq/cadre/pkg/tool"
+	"github.com/cadrehq/cadre/pkg/usage"
+	"github.com/tmc/langchaingo/llms"
+)
+
+// sub: one mail call with a fixed id, then text.
+func sub(name, id string, sent *atomic.Int64, opts ...assistant.Option) *assistant.Assistant[string] {
+	m := llmtest.NewFunc(func(_ context.Context, req llmtest.Request) llmtest.Reply {
+		if req.Messages[len(req.Messages)-1].Role == llms.ChatMessageTypeTool {
+			return llmtest.Reply{Text: name + " done", Usage: usage.Usage{InputTokens: 7}}
+		}
+		return llmtest.Reply{ToolCalls: []llms.ToolCall{{ID: id, Type: "function", FunctionCall: &llms.FunctionCall{Name: "send_mail", Arguments: `{"to":"a","body":"b"}`}}}, Usage: usage.Usage{InputTokens: 7}}
+	})
+	send := tool.Func("send_mail", "Sends.", func(_ context.Context, in mailArgs) (string, error) { sent.Add(1); return "sent", nil })
+	return assistant.New[string](name, append([]assistant.Option{assistant.WithModel(m), assistant.WithTools(send)}, opts...)...)
+}
+
+// Two sibling delegations pause; one Resume with both decisions resumes both.
+func TestSiblingPausesResumeTogether(t *testing.T) {
+	var sent atomic.Int64
+	ap := assistant.WithApproval(fixed(assistant.Pending()), "send_mail")
+	a, b := sub("suba", "id_a", &sent, ap), sub("subb", "id_b", &sent, ap)
+	top := assistant.New[string]("top", assistant.WithTools(assistant.AsTool[string](a), assistant.AsTool[string](b)),
+		assistant.WithModel(llmtest.NewFunc(func(_ context.Context, req llmtest.Request) llmtest.Reply {
+			if req.Messages[len(req.Messages)-1].Role == llms.ChatMessageTypeTool {
+				var out []string
+				for _, r := range toolResultsIn(req.Messages) {
+					out = append(out, r.Content)
+				}
+				return llmtest.Text(strings.Join(out, "|"))
+			}
+			return llmtest.Calls(llmtest.Call("suba", `{"input":"x"}`), llmtest.Call("subb", `{"input":"y"}`))
+		})))
+	res, err := top.Run(testContext(t), assistant.Input{Prompt: "go"})
+	if err != nil || res.Stop != assistant.StopPending || len(res.Paused.Waiting()) != 2 {
+		t.Fatalf("err %v stop %q", err, res.Stop)
+	}
+	final, err := top.Resume(testContext(t), res.Paused, map[string]assistant.Decision{"id_a": assistant.Approved(), "id_b": assistant.Approved()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sent.Load() != 2 || final.Output != "suba done|subb done" {
+		t.Errorf("sent %d, output %q", sent.Load(), final.Output)
+	}
+	if r := final.Usage.ByAgent["suba"].Requests; r != 2 {
+		t.Errorf("suba requests in final usage = %d, want 2 (usage: %+v)", r, final.Usage.ByAgent)
+	}
+}
+
+// Per-run options are not part of a paused state: Resume takes them again.
+func TestResumeTakesPerRunOptionsAgain(t *testing.T) {
+	t.Parallel()
+	var sent atomic.Int64
+	var n atomic.Int64
+	m := llmtest.NewFunc(func(_ context.Context, req llmtest.Request) llmtest.Reply {
+		if n.Add(1) <= 2 {
+			return llmtest.Calls(llmtest.Call("send_mail", `{"to":"a","body":"b"}`))
+		}
+		return llmtest.Text("ok")
+	})
+	send := tool.Func("send_mail", "Sends.", func(_ context.Context, in mailArgs) (string, error) { sent.Add(1); return "sent", nil })
+	a := assistant.New[string]("a", assistant.WithModel(m), assistant.WithTools(send))
+	perRun := assistant.WithApproval(fixed(assistant.Pending()))
+	res, err := a.Run(testContext(t), assistant.Input{Prompt: "go", Options: []assistant.Option{perRun}})
+	if err != nil || res.Stop != assistant.StopPending {
+		t.Fatalf("%v %q", err, res.Stop)
+	}
+	id := res.Paused.Waiting()[0].ID
+	final, err := a.Resume(testContext(t), res.Paused, map[string]assistant.Decision{id: assistant.Approved()}, perRun)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if final.Stop != assistant.StopPending || sent.Load() != 1 {
+		t.Errorf("Stop %q, %d sent: the second mail must wait for the approver given again", final.Stop, sent.Load())
+	}
+}
+
+// An approver that fails ends the run, with a chat history providers still accept.
+func TestApproverErrorLeavesAValidChat(t *testing.T) {
+	var sent atomic.Int64
+	store := chat.NewMemory()
+	bad := assistant.ApproverFunc(func(context.Context, assistant.ToolCall) (assistant.Decision, error) {
+		return assistant.Decision{}, errors.New("approval service down")
+	})
+	a := mailer(&sent, assistant.WithApproval(bad, "send_mail"), assistant.WithStore(store))
+	id := chat.ID{Tenant: "t", Chat: "c"}
+	if _, err := a.Run(chat.WithID(testContext(t), id), assistant.Input{Prompt: "mail ana"}); err == nil {
+		t.Fatal("want the approver's error")
+	}
+	stored, _ := store.Load(testContext(t), id)
+	if err := replayError(stored); err != nil {
+		t.Errorf("the chat is one no provider accepts any more: %v (roles %v)", err, roles(stored))
+	}
+}
+
+// A chat with a paused run refuses new runs until it is resumed.
+func TestChatWithAPausedRunRefusesNewRuns(t *testing.T) {
+	t.Parallel()
+	var sent atomic.Int64
+	store := chat.NewMemory()
+	a := mailer(&sent, assistant.WithApproval(fixed(assistant.Pending()), "send_mail"), assistant.WithStore(store))
+	ctx := chat.WithID(testContext(t), chat.ID{Tenant: "t", Chat: "c"})
+	if _, err := a.Run(ctx, assistant.Input{Prompt: "FIRST"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Run(ctx, assistant.Input{Prompt: "SECOND"}); err == nil || !strings.Contains(err.Error(), "Resume it first") {
+		t.Fatalf("err = %v, want a refusal saying to resume first", err)
+	}
+	if _, err := a.Resume(ctx, nil, map[string]assistant.Decision{"call_mail": assistant.Approved()}); err != nil {
+		t.Fatal(err)
+	}
+	// Resumed once, the pause is gone: a second Resume has nothing to resume.
+	if _, err := a.Resume(ctx, nil, map[string]assistant.Decision{"call_mail": assistant.Approved()}); err == nil {
+		t.Error("the same pause was resumed twice")
+	}
+	if sent.Load() != 1 {
+		t.Errorf("%d mails sent, want 1", sent.Load())
+	}
+	if _, err := a.Run(ctx, assistant.Input{Prompt: "SECOND"}); err != nil {
+		t.Errorf("after the resume, a new run: %v", err)
+	}
+}
+
+// A pause ends the run (RunEnd) and Resume starts one (RunStart): events pair up.
+func TestPauseAndResumeEventsPairUp(t *testing.T) {
+	var sent atomic.Int64
+	rec := &recorder{}
+	a := mailer(&sent, assistant.WithApproval(fixed(assistant.Pending()), "send_mail"), assistant.WithCallback(rec))
+	res, _ := a.Run(testContext(t), assistant.Input{Prompt: "x"})
+	a.Resume(testContext(t), res.Paused, map[string]assistant.Decision{"call_mail": assistant.Approved()})
+	starts, ends := len(rec.Of(callback.RunStart)), len(rec.Of(callback.RunEnd))+len(rec.Of(callback.RunError))
+	if starts != ends {
+		t.Errorf("RunStart %d, RunEnd/RunError %d: %v", starts, ends, rec.Kinds())
+	}
+}
+
+// A denied call is a call the model made: it is counted, though it does not run.
+func TestDeniedCallsAreCounted(t *testing.T) {
+	var sent atomic.Int64
+	res, err := mailer(&sent, assistant.WithApproval(fixed(assistant.Denied("no")), "send_mail")).Run(testContext(t), assistant.Input{Prompt: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Usage.Total.ToolCalls != 2 {
+		t.Errorf("ToolCalls = %d, want 2 (DESIGN: every call the model made except final_result)", res.Usage.Total.ToolCalls)
+	}
+}
