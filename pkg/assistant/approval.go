@@ -32,7 +32,7 @@ func (f ApproverFunc) Approve(ctx context.Context, call ToolCall) (Decision, err
 
 // ToolCall is a tool call that waits for a decision.
 type ToolCall struct {
-	RunID     string // the run that made it ("" when the run has no event handler or stream)
+	RunID     string // the run that made it, for Approve ("" when the run has no event handler or stream, and in Paused.Waiting)
 	Assistant string
 	ID        string // the model's id for the call: decisions are given by it
 	Tool      string

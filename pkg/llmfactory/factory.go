@@ -315,8 +315,18 @@ func (c *client) GenerateContent(ctx context.Context, msgs []llms.MessageContent
 	if f.noted { // a configuration error, such as a host that does not exist: no fallback
 		return nil, fmt.Errorf("provider %q, model %q: %s (check the provider's base_url)", c.provider, c.model, f.message)
 	}
-	return nil, fmt.Errorf("provider %q, model %q: %s", c.provider, c.model, c.scrub(err.Error()))
+	return nil, &clientError{msg: fmt.Sprintf("provider %q, model %q: %s", c.provider, c.model, c.scrub(err.Error())), err: err}
 }
+
+// clientError is an error of the client itself, its text without the key; errors.Is and As
+// still reach what it wraps (an error of a stream function, say).
+type clientError struct {
+	msg string
+	err error
+}
+
+func (e *clientError) Error() string { return e.msg }
+func (e *clientError) Unwrap() error { return e.err }
 
 func (c *client) Call(ctx context.Context, prompt string, opts ...llms.CallOption) (string, error) {
 	return llms.GenerateFromSinglePrompt(ctx, c, prompt, opts...)
