@@ -6,7 +6,8 @@
 // which waits for approval. When the model calls send_email the run pauses; the program
 // keeps the paused run as JSON, shows the call and its arguments, asks "Allow? [y/N]" (and,
 // on a no, for a reason the model is told), then resumes the run from the JSON and prints
-// the final answer.
+// the final answer. What the assistant is doing (the model it waits for, the tool it runs,
+// the tokens spent) goes to stderr as it happens.
 //
 // It runs offline, with a function model that plays the model's part, so it needs no key:
 //
@@ -32,6 +33,7 @@ import (
 	"strings"
 
 	"github.com/cadrehq/cadre/pkg/assistant"
+	"github.com/cadrehq/cadre/pkg/callback"
 	"github.com/cadrehq/cadre/pkg/llmfactory"
 )
 
@@ -41,7 +43,7 @@ func main() {
 	config := flag.String("config", "", "an llm.yaml to take the model from (default: offline, with a function model)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	err := run(ctx, os.Stdout, os.Stdin, *config)
+	err := run(ctx, os.Stdout, os.Stderr, os.Stdin, *config)
 	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "approval:", err)
@@ -50,8 +52,8 @@ func main() {
 }
 
 // run asks the mailer to pass a message on, streaming its text to w, and asks the person at
-// in about each call that waits for approval.
-func run(ctx context.Context, w io.Writer, in io.Reader, config string) error {
+// in about each call that waits for approval. The progress of the runs goes to progress.
+func run(ctx context.Context, w, progress io.Writer, in io.Reader, config string) error {
 	models := assistant.WithModel(offlineModel())
 	if config == "" {
 		fmt.Fprintln(w, "approval: offline, with a function model playing the model's part (no API key needed)")
@@ -64,6 +66,7 @@ func run(ctx context.Context, w io.Writer, in io.Reader, config string) error {
 		fmt.Fprintln(w, "approval: with the models of", config)
 	}
 	term := &terminal{w: w, in: bufio.NewScanner(in)}
+	term.progress = callback.NewProgress(term.lineEnded(progress))
 	term.say("you:", prompt)
 
 	res, err := newMailer(models, term).Run(ctx, assistant.Input{Prompt: prompt})
@@ -124,6 +127,7 @@ func newMailer(models assistant.Option, term *terminal) *assistant.Assistant[str
 		assistant.WithTools(findContact(), sendEmail()),
 		assistant.WithApproval(askLater, "send_email"),
 		assistant.WithStream(term.stream),
+		assistant.WithCallback(term.progress),
 	)
 }
 
@@ -132,10 +136,13 @@ func newMailer(models assistant.Option, term *terminal) *assistant.Assistant[str
 //
 // The stream is called from the run's requests, and the program writes between runs: one
 // at a time here (there is no delegated run streaming beside it), so no lock is needed.
+// Progress lines come between them too: a tool's come from its goroutine, but while tools
+// run, nothing streams.
 type terminal struct {
-	w      io.Writer
-	in     *bufio.Scanner
-	inText bool // the model's text was written last, and its line is not ended
+	w        io.Writer
+	in       *bufio.Scanner
+	inText   bool             // the model's text was written last, and its line is not ended
+	progress callback.Handler // one for the run and its resumption, so that it counts their tokens together
 }
 
 // stream writes a chunk of the model's text as it arrives, after the assistant's name when
@@ -168,6 +175,19 @@ func (t *terminal) ask(question string) (string, error) {
 	}
 	return strings.TrimSpace(t.in.Text()), nil
 }
+
+// lineEnded returns w, which ends the model's line of text on t before each write: the
+// progress goes to stderr, but in a terminal stderr and stdout share the screen.
+func (t *terminal) lineEnded(w io.Writer) io.Writer {
+	return writerFunc(func(b []byte) (int, error) {
+		t.endText()
+		return w.Write(b)
+	})
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
 
 func (t *terminal) endText() {
 	if t.inText {

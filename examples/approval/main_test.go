@@ -47,9 +47,18 @@ func TestApprovalOffline(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			var out bytes.Buffer
-			if err := run(context.Background(), &out, strings.NewReader(tt.input), ""); err != nil {
+			var out, progress bytes.Buffer
+			if err := run(context.Background(), &out, &progress, strings.NewReader(tt.input), ""); err != nil {
 				t.Fatal(err)
+			}
+			// The run, then its resumption: one handler counts their tokens together.
+			for _, line := range []string{
+				"mailer: started\nmailer: asking custom\nmailer: custom answered: 256 tokens (256 so far)\nmailer: running find_contact\n",
+				"mailer: custom answered: 348 tokens (604 so far)\nmailer: done\nmailer: started\n",
+			} {
+				if !strings.Contains(progress.String(), line) {
+					t.Errorf("progress lacks %q:\n%s", line, progress.String())
+				}
 			}
 			got := out.String()
 			want := append([]string{
@@ -90,9 +99,14 @@ func TestApprovalWithConfig(t *testing.T) {
 	if err := os.WriteFile(config, []byte(doc), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	var out bytes.Buffer
-	if err := run(context.Background(), &out, strings.NewReader("y\n"), config); err != nil {
+	var out, progress bytes.Buffer
+	if err := run(context.Background(), &out, &progress, strings.NewReader("y\n"), config); err != nil {
 		t.Fatal(err)
+	}
+	for _, line := range []string{"mailer: asking fast\n", "mailer: running find_contact\n", "mailer: running send_email\n", "(999 so far)\nmailer: done\n"} {
+		if !strings.Contains(progress.String(), line) {
+			t.Errorf("progress lacks %q:\n%s", line, progress.String())
+		}
 	}
 	got := out.String()
 	for _, w := range []string{
@@ -109,5 +123,20 @@ func TestApprovalWithConfig(t *testing.T) {
 	}
 	if strings.Contains(got, `"function"`) {
 		t.Errorf("the tool calls' JSON was streamed as text:\n%s", got)
+	}
+}
+
+// In a terminal, stdout and stderr share the screen: a progress line never starts in the
+// middle of the model's streamed text.
+func TestApprovalProgressSharesTheTerminal(t *testing.T) {
+	t.Parallel()
+	var screen bytes.Buffer
+	if err := run(context.Background(), &screen, &screen, strings.NewReader("y\n"), ""); err != nil {
+		t.Fatal(err)
+	}
+	want := "mailer: I found Ana's address (ana@example.com). I'll send her a short note.\n" +
+		"mailer: custom answered: 348 tokens (604 so far)\n"
+	if !strings.Contains(screen.String(), want) {
+		t.Errorf("the screen lacks %q:\n%s", want, screen.String())
 	}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"time"
 
@@ -24,9 +23,8 @@ type chatStores struct {
 
 // openChats returns the stores of the Redis at addr, checked to answer, or in memory when addr
 // is "".
-func openChats(ctx context.Context, addr string, stderr io.Writer) (*chatStores, error) {
+func openChats(ctx context.Context, addr string) (*chatStores, error) {
 	if addr == "" {
-		fmt.Fprintln(stderr, "mcpserver: chats are kept in memory until the server stops; give -redis host:port to keep them in Redis")
 		return &chatStores{}, nil
 	}
 	rdb := redis.NewClient(&redis.Options{Addr: addr})
@@ -36,8 +34,15 @@ func openChats(ctx context.Context, addr string, stderr io.Writer) (*chatStores,
 		_ = rdb.Close()
 		return nil, fmt.Errorf("the Redis at %s does not answer (%w): start redis-server there, or leave -redis out to keep chats in memory", addr, err)
 	}
-	fmt.Fprintf(stderr, "mcpserver: chats are kept in the Redis at %s\n", addr)
 	return &chatStores{rdb: rdb}, nil
+}
+
+// where says where the chats are kept, and how to keep them elsewhere.
+func (c *chatStores) where() string {
+	if c.rdb == nil {
+		return "chats are kept in memory until the server stops; give -redis host:port to keep them in Redis"
+	}
+	return "chats are kept in the Redis at " + c.rdb.Options().Addr
 }
 
 // of returns the store of assistant name's chats.

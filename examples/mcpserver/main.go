@@ -12,8 +12,9 @@
 //	go run ./examples/mcpserver -http 127.0.0.1:8080   # http://127.0.0.1:8080/mcp
 //
 // It runs offline by default: test models play the models' part, so it needs no key, and it
-// says so on stderr (stdout carries the stdio protocol). With -config it uses the models that
-// llm.yaml gives the assistants "planner" and "guide" (or the default one):
+// says so on the first line of stderr (stdout carries the stdio protocol). With -config it
+// uses the models that llm.yaml gives the assistants "planner" and "guide" (or the default
+// one):
 //
 //	go run ./examples/mcpserver -config llm.yaml
 //
@@ -22,6 +23,9 @@
 // continue a chat that another began:
 //
 //	go run ./examples/mcpserver -http 127.0.0.1:8080 -redis 127.0.0.1:6379
+//
+// Each run's progress (which assistant is working, which tool is running, the tokens spent by
+// all runs so far) goes to stderr as it happens.
 //
 // Over HTTP a chat belongs to the tenant and the user that the request's X-Tenant and X-User
 // headers name; over stdio to tenant "" and user "". The server trusts those headers: keep it
@@ -46,6 +50,7 @@ import (
 	"time"
 
 	"github.com/cadrehq/cadre/pkg/assistant"
+	"github.com/cadrehq/cadre/pkg/callback"
 	"github.com/cadrehq/cadre/pkg/llmfactory"
 	"github.com/cadrehq/cadre/pkg/mcpbridge"
 	"github.com/mark3labs/mcp-go/server"
@@ -75,7 +80,7 @@ func main() {
 // run serves until ctx is done or, over stdio, until stdin ends. Everything it says goes to
 // stderr.
 func run(ctx context.Context, set settings, stdin io.Reader, stdout, stderr io.Writer) error {
-	chats, err := openChats(ctx, set.redis, stderr)
+	chats, err := openChats(ctx, set.redis)
 	if err != nil {
 		return err
 	}
@@ -84,6 +89,7 @@ func run(ctx context.Context, set settings, stdin io.Reader, stdout, stderr io.W
 	if err != nil {
 		return err
 	}
+	fmt.Fprintln(stderr, "mcpserver:", chats.where())
 	if set.http == "" {
 		fmt.Fprintln(stderr, "mcpserver: serving MCP over stdio")
 		return serveStdio(ctx, s, stdin, stdout, stderr)
@@ -96,14 +102,16 @@ func run(ctx context.Context, set settings, stdin io.Reader, stdout, stderr io.W
 }
 
 // newServer makes the MCP server: the assistants as prompts, their tools and the assistants
-// wrapped as tools as tools.
+// wrapped as tools as tools. It says which models it uses, the progress of every run, and
+// every failed request on stderr.
 func newServer(config string, chats *chatStores, stderr io.Writer) (*server.MCPServer, error) {
 	models, err := chooseModels(config, stderr)
 	if err != nil {
 		return nil, err
 	}
-	planner := newPlanner(models.planner, chats.of("planner"))
-	guide := newGuide(models.guide, chats.of("guide"))
+	progress := callback.NewProgress(stderr) // one for all runs: its count of tokens is the server's
+	planner := newPlanner(models.planner, chats.of("planner"), progress)
+	guide := newGuide(models.guide, chats.of("guide"), progress)
 
 	s := server.NewMCPServer("cadre-mcpserver", "1.0.0",
 		server.WithInstructions("Trip planning: the planner prompt and plan_trip tool plan a trip; the guide prompt and ask_guide tool answer questions about a city. Give the prompts a chat_id to continue a conversation."))

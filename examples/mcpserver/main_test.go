@@ -48,7 +48,13 @@ func initialize(t *testing.T, c *client.Client) *client.Client {
 
 func inProcess(t *testing.T, config string) *client.Client {
 	t.Helper()
-	s, err := newServer(config, &chatStores{}, io.Discard)
+	return inProcessTo(t, config, io.Discard)
+}
+
+// inProcessTo is inProcess with the server's stderr going to stderr.
+func inProcessTo(t *testing.T, config string, stderr io.Writer) *client.Client {
+	t.Helper()
+	s, err := newServer(config, &chatStores{}, stderr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +200,7 @@ func TestStdio(t *testing.T) {
 	t.Parallel()
 	clientIn, serverOut := io.Pipe()
 	serverIn, clientOut := io.Pipe()
-	var stderr strings.Builder
+	var stderr lockedBuffer
 	done := make(chan error, 1)
 	go func() {
 		done <- run(context.Background(), settings{}, serverIn, serverOut, &stderr)
@@ -206,9 +212,33 @@ func TestStdio(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(stderr.String(), "mcpserver: offline") {
-		t.Errorf("stderr does not say the server is offline: %q", stderr.String())
+	if !strings.HasPrefix(stderr.String(), "mcpserver: offline") {
+		t.Errorf("the first line of stderr does not say the server is offline: %q", stderr.String())
 	}
+	// The progress of the runs, on stderr too: stdout is the protocol's.
+	for _, line := range []string{"planner: started", "planner: running forecast", "guide: running phrasebook", "planner: done"} {
+		if !strings.Contains(stderr.String(), "\n"+line+"\n") {
+			t.Errorf("stderr has no progress line %q:\n%s", line, stderr.String())
+		}
+	}
+}
+
+// lockedBuffer keeps what the server writes to stderr, from any goroutine.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 func TestHTTP(t *testing.T) {
@@ -257,11 +287,24 @@ func TestWithConfig(t *testing.T) {
 	if err := os.WriteFile(config, []byte(doc), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c := inProcess(t, config)
+	var stderr lockedBuffer
+	c := inProcessTo(t, config, &stderr)
 	_, answer := getPrompt(t, c, "planner", "Two days in Porto?")
 	var plan Plan
 	if err := json.Unmarshal([]byte(answer), &plan); err != nil || fmt.Sprint(plan.Pack) != "[raincoat]" {
 		t.Errorf("planner answered %q (%v)", answer, err)
+	}
+	want := "mcpserver: with the models of " + config + "\n" +
+		"planner: started\n" +
+		"planner: asking fast\n" +
+		"planner: fast answered: 50 tokens (50 so far)\n" +
+		"planner: running forecast\n" +
+		"planner: forecast returned\n" +
+		"planner: asking fast\n" +
+		"planner: fast answered: 70 tokens (120 so far)\n" +
+		"planner: done\n"
+	if got := stderr.String(); got != want {
+		t.Errorf("stderr:\n%s\nwant:\n%s", got, want)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cadrehq/cadre/pkg/assistant"
+	"github.com/cadrehq/cadre/pkg/callback"
 	"github.com/cadrehq/cadre/pkg/chat"
 	"github.com/cadrehq/cadre/pkg/tool"
 )
@@ -45,16 +46,16 @@ type Plan struct {
 	Advice string   `json:"advice" jsonschema:"description=One or two sentences of advice for the trip"`
 }
 
-func newPlanner(model assistant.Option, chats chat.Store) *assistant.Assistant[Plan] {
-	return assistant.New[Plan]("planner", model, assistant.WithStore(chats),
+func newPlanner(model assistant.Option, chats chat.Store, progress callback.Handler) *assistant.Assistant[Plan] {
+	return assistant.New[Plan]("planner", model, assistant.WithStore(chats), assistant.WithCallback(progress),
 		assistant.WithDescription("Plans a trip to a city: checks the forecast and says what to pack."),
 		assistant.WithInstructions("You plan trips. Check the forecast of the city first, then say what to pack for the number of days asked (3 when not said), most important first, with a sentence of advice."),
 		assistant.WithTools(forecastTool()),
 	)
 }
 
-func newGuide(model assistant.Option, chats chat.Store) *assistant.Assistant[string] {
-	return assistant.New[string]("guide", model, assistant.WithStore(chats),
+func newGuide(model assistant.Option, chats chat.Store, progress callback.Handler) *assistant.Assistant[string] {
+	return assistant.New[string]("guide", model, assistant.WithStore(chats), assistant.WithCallback(progress),
 		assistant.WithDescription("Answers a traveller's questions about a city, in a few friendly sentences."),
 		assistant.WithInstructions("You are a friendly city guide. Answer in a few sentences. When it helps, look up phrases in the local language with the phrasebook."),
 		assistant.WithTools(phrasebookTool()),

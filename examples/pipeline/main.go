@@ -1,7 +1,8 @@
 // Command pipeline chains three assistants by hand: an extractor reads a customer's email into
 // a Ticket, a classifier triages the Ticket, and a summarizer writes the note for the team the
 // Ticket goes to. Each step's Go output is written into the next step's prompt; all three run
-// under one usage.Ledger, which bounds them together and reports what they cost together.
+// under one usage.Ledger, which bounds them together and reports what they cost together. The
+// steps' results go to stdout; what each assistant is doing goes to stderr as it happens.
 //
 // It runs offline, with scripted models, so it needs no key:
 //
@@ -23,6 +24,7 @@ import (
 	"os"
 
 	"github.com/cadrehq/cadre/pkg/assistant"
+	"github.com/cadrehq/cadre/pkg/callback"
 	"github.com/cadrehq/cadre/pkg/llmfactory"
 	"github.com/cadrehq/cadre/pkg/llmtest"
 	"github.com/cadrehq/cadre/pkg/usage"
@@ -71,12 +73,14 @@ func main() {
 	log.SetPrefix("pipeline: ")
 	config := flag.String("config", "", "an llm.yaml to take the models from (default: offline, with scripted models)")
 	flag.Parse()
-	if err := run(context.Background(), os.Stdout, *config); err != nil {
+	if err := run(context.Background(), os.Stdout, os.Stderr, *config); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(ctx context.Context, w io.Writer, config string) error {
+// run passes the email through the three steps, writing each step's result and the usage to
+// w, and the progress of the runs to progress.
+func run(ctx context.Context, w, progress io.Writer, config string) error {
 	var f *llmfactory.Factory
 	if config == "" {
 		fmt.Fprintln(w, "pipeline: offline, with scripted models (no API key needed)")
@@ -94,13 +98,15 @@ func run(ctx context.Context, w io.Writer, config string) error {
 		}
 		return assistant.WithModel(offline)
 	}
+	// One progress handler for the three steps, so that its count of tokens is the pipeline's.
+	watch := assistant.WithCallback(callback.NewProgress(progress))
 
-	extractor := assistant.New[Ticket]("extractor", modelOf(scriptedExtractor()),
+	extractor := assistant.New[Ticket]("extractor", modelOf(scriptedExtractor()), watch,
 		assistant.WithInstructions("Read the customer's email and fill in the ticket. Leave a field empty rather than guess."))
-	classifier := assistant.New[Triage]("classifier", modelOf(scriptedClassifier()),
+	classifier := assistant.New[Triage]("classifier", modelOf(scriptedClassifier()), watch,
 		assistant.WithInstructions("Triage support tickets of a shop selling coffee machines. "+
 			"Urgency is high when the customer has a deadline within a week."))
-	summarizer := assistant.New[string]("summarizer", modelOf(scriptedSummarizer()),
+	summarizer := assistant.New[string]("summarizer", modelOf(scriptedSummarizer()), watch,
 		assistant.WithInstructions("Write the hand-off note for the {{.team}} team: what happened, what to do, by when. "+
 			"At most three sentences, no greeting."))
 

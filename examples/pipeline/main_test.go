@@ -9,6 +9,7 @@ import (
 
 	"github.com/cadrehq/cadre/pkg/llmtest"
 	"github.com/cadrehq/cadre/pkg/usage"
+	"github.com/google/go-cmp/cmp"
 	"github.com/tmc/langchaingo/llms"
 )
 
@@ -52,6 +53,7 @@ assistants:
 
 	for _, tc := range []struct {
 		name, config, want string
+		progress           []string // lines of the progress, in this order
 	}{
 		{"offline", "", `pipeline: offline, with scripted models (no API key needed)
 1. extractor:  Ana Costa, order 48213: espresso machine, cracked water tank on arrival; wants a replacement by Friday
@@ -62,7 +64,11 @@ extractor   requests 1  tokens   445 (388 in, 57 out)
 classifier  requests 1  tokens   379 (341 in, 38 out)
 summarizer  requests 1  tokens   273 (212 in, 61 out)
 pipeline    requests 3  tokens  1097 (941 in, 156 out)
-`},
+`, []string{
+			"extractor: started", "extractor: asking custom", "extractor: custom answered: 445 tokens (445 so far)", "extractor: done",
+			"classifier: started", "classifier: asking custom", "classifier: custom answered: 379 tokens (824 so far)", "classifier: done",
+			"summarizer: started", "summarizer: asking custom", "summarizer: custom answered: 273 tokens (1097 so far)", "summarizer: done",
+		}},
 		{"llm.yaml", config, "pipeline: with the models of " + config + `
 1. extractor:  Bo Lind: grinder, not delivered; wants a refund
 2. classifier: late, normal urgency, to shipping: The parcel never came.
@@ -72,15 +78,22 @@ extractor   requests 1  tokens   340 (300 in, 40 out)
 classifier  requests 1  tokens   280 (250 in, 30 out)
 summarizer  requests 1  tokens   220 (200 in, 20 out)
 pipeline    requests 3  tokens   840 (750 in, 90 out)
-`},
+`, []string{
+			"extractor: started", "extractor: asking small", "extractor: small answered: 340 tokens (340 so far)", "extractor: done",
+			"classifier: started", "classifier: asking small", "classifier: small answered: 280 tokens (620 so far)", "classifier: done",
+			"summarizer: started", "summarizer: asking small", "summarizer: small answered: 220 tokens (840 so far)", "summarizer: done",
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var out strings.Builder
-			if err := run(context.Background(), &out, tc.config); err != nil {
+			var out, progress strings.Builder
+			if err := run(context.Background(), &out, &progress, tc.config); err != nil {
 				t.Fatal(err)
 			}
 			if out.String() != tc.want {
 				t.Errorf("output:\n%s\nwant:\n%s", out.String(), tc.want)
+			}
+			if diff := cmp.Diff(tc.progress, strings.Split(strings.TrimSpace(progress.String()), "\n")); diff != "" {
+				t.Errorf("progress (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -1,5 +1,6 @@
 // Command quickstart is the smallest useful typed assistant: one tool, an answer parsed into a
-// Go struct, and the usage it cost.
+// Go struct, and the usage it cost. The answer goes to stdout; what the assistant is doing (the
+// model it waits for, the tool it runs, the tokens spent) goes to stderr as it happens.
 //
 // It runs offline, with a scripted model that plays the model's part, so it needs no key:
 //
@@ -20,6 +21,7 @@ import (
 	"strings"
 
 	"github.com/cadrehq/cadre/pkg/assistant"
+	"github.com/cadrehq/cadre/pkg/callback"
 	"github.com/cadrehq/cadre/pkg/llmfactory"
 	"github.com/cadrehq/cadre/pkg/llmtest"
 	"github.com/cadrehq/cadre/pkg/tool"
@@ -67,13 +69,15 @@ func offlineModel() llms.Model {
 func main() {
 	config := flag.String("config", "", "an llm.yaml to take the model from (default: offline, with a scripted model)")
 	flag.Parse()
-	if err := run(context.Background(), os.Stdout, *config); err != nil {
+	if err := run(context.Background(), os.Stdout, os.Stderr, *config); err != nil {
 		fmt.Fprintln(os.Stderr, "quickstart:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, w io.Writer, config string) error {
+// run asks the assistant what to pack and writes the answer and its usage to w, and the
+// progress of the run to progress.
+func run(ctx context.Context, w, progress io.Writer, config string) error {
 	models := assistant.WithModel(offlineModel())
 	if config == "" {
 		fmt.Fprintln(w, "quickstart: offline, with a scripted model (no API key needed)")
@@ -91,6 +95,7 @@ func run(ctx context.Context, w io.Writer, config string) error {
 		assistant.WithInstructions("You help travellers pack for {{.days}} days. Check the forecast first."),
 		assistant.WithVars(map[string]any{"days": 3}),
 		assistant.WithTools(tool.Func("forecast", "The weather forecast of a city.", forecast)),
+		assistant.WithCallback(callback.NewProgress(progress)),
 	)
 
 	res, err := packer.Run(ctx, assistant.Input{Prompt: "I'm going to Lisbon. What should I pack?"})

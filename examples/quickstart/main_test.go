@@ -10,22 +10,30 @@ import (
 
 	"github.com/cadrehq/cadre/pkg/llmtest"
 	"github.com/cadrehq/cadre/pkg/usage"
+	"github.com/google/go-cmp/cmp"
 	"github.com/tmc/langchaingo/llms"
 )
 
 func TestQuickstartOffline(t *testing.T) {
-	var out bytes.Buffer
-	if err := run(context.Background(), &out, ""); err != nil {
+	var out, progress bytes.Buffer
+	if err := run(context.Background(), &out, &progress, ""); err != nil {
 		t.Fatal(err)
 	}
-	want := strings.Join([]string{
+	checkLines(t, "output", out.String(),
 		"quickstart: offline, with a scripted model (no API key needed)",
 		"pack for Lisbon: sunglasses, light jacket, umbrella",
 		"usage: 2 requests, 1 tool calls, 472 input + 42 output tokens",
-	}, "\n")
-	if got := strings.TrimSpace(out.String()); got != want {
-		t.Errorf("output:\n%s\nwant:\n%s", got, want)
-	}
+	)
+	checkLines(t, "progress", progress.String(),
+		"packer: started",
+		"packer: asking custom",
+		"packer: custom answered: 228 tokens (228 so far)",
+		"packer: running forecast",
+		"packer: forecast returned",
+		"packer: asking custom",
+		"packer: custom answered: 286 tokens (514 so far)",
+		"packer: done",
+	)
 }
 
 // The same program through an llm.yaml, against a fake OpenAI server: the real client, the
@@ -42,16 +50,32 @@ func TestQuickstartWithConfig(t *testing.T) {
 	if err := os.WriteFile(config, []byte(doc), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	var out bytes.Buffer
-	if err := run(context.Background(), &out, config); err != nil {
+	var out, progress bytes.Buffer
+	if err := run(context.Background(), &out, &progress, config); err != nil {
 		t.Fatal(err)
 	}
-	want := strings.Join([]string{
-		"quickstart: with the models of " + config,
+	checkLines(t, "output", out.String(),
+		"quickstart: with the models of "+config,
 		"pack for Porto: raincoat",
 		"usage: 2 requests, 1 tool calls, 250 input + 22 output tokens",
-	}, "\n")
-	if got := strings.TrimSpace(out.String()); got != want {
-		t.Errorf("output:\n%s\nwant:\n%s", got, want)
+	)
+	// The model's name is llm.yaml's; the tokens are those the fake server reported.
+	checkLines(t, "progress", progress.String(),
+		"packer: started",
+		"packer: asking fast",
+		"packer: fast answered: 110 tokens (110 so far)",
+		"packer: running forecast",
+		"packer: forecast returned",
+		"packer: asking fast",
+		"packer: fast answered: 162 tokens (272 so far)",
+		"packer: done",
+	)
+}
+
+// checkLines fails the test unless got is the lines want.
+func checkLines(t *testing.T, what, got string, want ...string) {
+	t.Helper()
+	if diff := cmp.Diff(want, strings.Split(strings.TrimSuffix(got, "\n"), "\n")); diff != "" {
+		t.Errorf("%s (-want +got):\n%s", what, diff)
 	}
 }

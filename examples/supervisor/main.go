@@ -24,6 +24,7 @@ import (
 	"os/signal"
 
 	"github.com/cadrehq/cadre/pkg/assistant"
+	"github.com/cadrehq/cadre/pkg/callback"
 	"github.com/cadrehq/cadre/pkg/tool"
 	"github.com/cadrehq/cadre/pkg/usage"
 )
@@ -74,7 +75,7 @@ func run(ctx context.Context, w, progress io.Writer, config string) error {
 			"both in the same turn (they work in parallel), then write the report from their answers. Give prices in euros."),
 		// The model calling a specialist writes its typed request; the answer comes back as JSON.
 		assistant.WithTools(assistant.AsTool[ResearchRequest](researcher), assistant.AsTool[CostRequest](analyst)),
-		assistant.WithCallback(newProgress(progress)), // receives the specialists' events too
+		assistant.WithCallback(callback.NewProgress(progress)), // receives the specialists' events too
 	)
 
 	res, err := supervisor.Run(ctx, assistant.Input{Prompt: "Plan 4 nights in Lisbon in May for two of us. Our budget is 1,500 euros."})

@@ -45,8 +45,7 @@ total                      6         4           3926          627
 		t.Errorf("stdout:\n%s\nwant:\n%s", got, want)
 	}
 	// The specialists run in parallel, so their lines interleave in any order; each must be there.
-	lines := strings.Split(progress.String(), "\n")
-	for _, line := range []string{
+	hasLines(t, progress.String(),
 		"supervisor: started",
 		"supervisor: running researcher",
 		"supervisor: running analyst",
@@ -58,9 +57,16 @@ total                      6         4           3926          627
 		"  analyst: done",
 		"supervisor: scripted-large answered: 1523 tokens (4553 so far)",
 		"supervisor: done",
-	} {
-		if !slices.Contains(lines, line) {
-			t.Errorf("progress has no line %q:\n%s", line, progress.String())
+	)
+}
+
+// hasLines fails the test unless each of lines is a line of progress.
+func hasLines(t *testing.T, progress string, lines ...string) {
+	t.Helper()
+	all := strings.Split(progress, "\n")
+	for _, line := range lines {
+		if !slices.Contains(all, line) {
+			t.Errorf("progress has no line %q:\n%s", line, progress)
 		}
 	}
 }
@@ -101,6 +107,13 @@ total                  6         4           2000          200
 	if got := out.String(); got != want {
 		t.Errorf("stdout:\n%s\nwant:\n%s", got, want)
 	}
+	// The models' names are llm.yaml's; the tokens are those the fake server reported.
+	hasLines(t, progress.String(),
+		"supervisor: asking deep",
+		"  researcher: asking fast",
+		"  analyst: running price_lookup",
+		"supervisor: deep answered: 550 tokens (2200 so far)",
+	)
 }
 
 // threeAssistants is one model for the three assistants, which it tells apart by the tools

@@ -7,7 +7,9 @@
 //
 // The package is shaped like log/slog: [Handler] is a one-method interface with a stated
 // concurrency contract, [HandlerFunc] adapts a function, [Multi] fans events out to several
-// handlers, and [NewSlogHandler] logs events to a *slog.Logger.
+// handlers, and [NewSlogHandler] logs events to a *slog.Logger. [NewProgress] writes a line per
+// step for a person watching: which assistant is working, which tool is running, and the
+// tokens spent so far.
 //
 // Events never hold an API key. By default the slog handler also leaves out tool arguments and
 // results, which may hold personal data; [WithContent] includes them, cut to a length.

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -115,7 +116,8 @@ func Load(path string, opts ...Option) (*Factory, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("llmfactory: %s does not exist: copy llm.yaml.example to %s and set the keys it names", path, path)
+			return nil, fmt.Errorf("llmfactory: %s does not exist%s: copy llm.yaml.example (at the root of cadre's repository) to %s, "+
+				"keep the providers you use and set the API keys they name in the environment; docs/llm-yaml.md describes the file", path, lookedIn(path), path)
 		}
 		return nil, fmt.Errorf("llmfactory: %w", err)
 	}
@@ -185,7 +187,8 @@ func (f *Factory) Resolve(ctx context.Context, assistant string) ([]model.Model,
 func (f *Factory) Model(_ context.Context, name string) (model.Model, error) {
 	spec, ok := f.cfg.models[name]
 	if !ok {
-		return model.Model{}, fmt.Errorf("llmfactory: %s has no model named %q (models: %s)", f.cfg.file, name, strings.Join(f.modelNames(), ", "))
+		return model.Model{}, fmt.Errorf("llmfactory: %s has no model named %q (models: %s): use one of those names, or add %q under models",
+			f.cfg.file, name, strings.Join(f.modelNames(), ", "), name)
 	}
 	f.mu.Lock()
 	e := f.clients[name]
@@ -211,10 +214,10 @@ func (f *Factory) modelNames() []string {
 func (f *Factory) newModel(spec *modelSpec) (model.Model, error) {
 	p := f.cfg.providers[spec.provider]
 	if len(p.missing) > 0 {
-		return model.Model{}, fmt.Errorf("llmfactory: provider %q (%s): environment variable %s is not set", p.name, p.pos, strings.Join(p.missing, ", "))
+		return model.Model{}, fmt.Errorf("llmfactory: provider %q (%s): %s", p.name, p.pos, unset(p.missing))
 	}
 	if len(spec.missing) > 0 {
-		return model.Model{}, fmt.Errorf("llmfactory: model %q (%s): environment variable %s is not set", spec.name, spec.pos, strings.Join(spec.missing, ", "))
+		return model.Model{}, fmt.Errorf("llmfactory: model %q (%s): %s", spec.name, spec.pos, unset(spec.missing))
 	}
 	t := f.types[p.typ]
 	if p.apiKey == "" && (t.NeedsKey || p.typ == "openai" && isOpenAI(p.baseURL)) {
@@ -252,6 +255,26 @@ func isOpenAI(baseURL string) bool {
 	}
 	u, err := url.Parse(baseURL)
 	return err == nil && strings.HasSuffix(u.Hostname(), "openai.com")
+}
+
+// unset says that the environment variables names are not set, and what to do.
+func unset(names []string) string {
+	if len(names) == 1 {
+		return fmt.Sprintf("environment variable %s is not set: set it (export %s=...) and start the program again", names[0], names[0])
+	}
+	return fmt.Sprintf("environment variables %s are not set: set them and start the program again", strings.Join(names, ", "))
+}
+
+// lookedIn says where a relative path was looked for, or nothing for an absolute one.
+func lookedIn(path string) string {
+	if filepath.IsAbs(path) {
+		return ""
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return ""
+	}
+	return " (looked for " + abs + ")"
 }
 
 func keyVar(typ string) string {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
+	"unicode/utf8"
 )
 
 // Tool is something a model can call.
@@ -42,18 +44,32 @@ var ErrInvalidArgs = errors.New("invalid arguments")
 // ValidName reports, as an error saying what to change, whether name can name a tool: 1 to 64
 // characters, each an ASCII letter, a digit, '_' or '-'. Model APIs reject any other name.
 func ValidName(name string) error {
+	const allowed = "ASCII letters (a-z, A-Z), digits, '_' or '-'"
 	if name == "" {
-		return errors.New("tool name is empty: use 1 to 64 letters, digits, '_' or '-'")
+		return errors.New("tool name is empty: name the tool with 1 to 64 " + allowed)
 	}
 	if len(name) > 64 {
-		return fmt.Errorf("tool name %q is %d characters long: model APIs accept at most 64", name, len(name))
+		return fmt.Errorf("tool name %q is %d characters long: model APIs accept at most 64; shorten it", name, len(name))
 	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' {
+	for i, c := range name {
+		if c < utf8.RuneSelf && validByte(byte(c)) {
 			continue
 		}
-		return fmt.Errorf("tool name %q has %q at byte %d: use only letters, digits, '_' or '-'", name, c, i)
+		return fmt.Errorf("tool name %q has %q at byte %d: use only %s, e.g. %q", name, c, i, allowed, suggestName(name))
 	}
 	return nil
+}
+
+func validByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
+}
+
+// suggestName is name with each character a tool name cannot hold replaced by '_'.
+func suggestName(name string) string {
+	return strings.Map(func(r rune) rune {
+		if r < utf8.RuneSelf && validByte(byte(r)) {
+			return r
+		}
+		return '_'
+	}, name)
 }
