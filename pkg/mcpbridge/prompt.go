@@ -74,12 +74,11 @@ func validPromptName(name string) error {
 	if name == "" || len(name) > 128 {
 		return fmt.Errorf("prompt name %q must be 1 to 128 characters long", name)
 	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
+	for i, c := range name {
 		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.' {
 			continue
 		}
-		return fmt.Errorf("prompt name %q has %q at byte %d: use only letters, digits, '_', '-' or '.' (give another name with WithName)", name, c, i)
+		return fmt.Errorf("prompt name %q has %q at byte %d: use only ASCII letters, digits, '_', '-' or '.' (give another name with WithName)", name, c, i)
 	}
 	return nil
 }
