@@ -124,9 +124,7 @@ func (p *plan[O]) resume(ctx context.Context, paused *Paused, decisions map[stri
 	if ctx, err = r.open(ctx); err != nil {
 		return nil, err
 	}
-	if r.state.depth == 0 {
-		defer r.state.tree.cancel(nil)
-	}
+	defer r.closeTree()
 	r.state.account.Carry(ownUsage(paused))
 	if r.state.handler != nil {
 		r.emit(ctx, callback.Event{Kind: callback.RunStart})
@@ -214,6 +212,7 @@ func (r *run[O]) resumeTurn(ctx context.Context, paused *Paused, decisions map[s
 		r.paused = states
 		return r.pause(ctx)
 	}
+	ctx = r.treeContext(ctx)
 	_, err := r.runTurn(ctx, calls, todo, results, reserve)
 	if errors.Is(err, errPaused) {
 		return r.pause(ctx)

@@ -80,9 +80,7 @@ func (p *plan[O]) run(ctx context.Context, in Input) (*Result[O], error) {
 	if err != nil {
 		return nil, err
 	}
-	if r.state.depth == 0 {
-		defer r.state.tree.cancel(nil)
-	}
+	defer r.closeTree()
 	if n := len(stored) + len(in.History) + 6; n <= len(r.msgBuf) {
 		r.msgs = r.msgBuf[:0]
 	} else {
@@ -100,6 +98,24 @@ func (p *plan[O]) run(ctx context.Context, in Input) (*Result[O], error) {
 		r.emit(ctx, callback.Event{Kind: callback.RunStart})
 	}
 	return r.loop(ctx)
+}
+
+// treeContext returns the context of a top run's tool calls: one the runs they delegate to
+// can cancel, with a cause, for the whole tree. It is made once, with the first tool turn, so
+// that a run without tool calls does not pay for it.
+func (r *run[O]) treeContext(ctx context.Context) context.Context {
+	if r.state.depth > 0 || r.ownTree.cancel != nil {
+		return ctx
+	}
+	ctx, r.ownTree.cancel = context.WithCancelCause(ctx)
+	return ctx
+}
+
+// closeTree releases a top run's tree context.
+func (r *run[O]) closeTree() {
+	if r.ownTree.cancel != nil {
+		r.ownTree.cancel(nil)
+	}
 }
 
 // open opens the run's account in the tree's ledger (creating the ledger for a top run) and
@@ -131,9 +147,8 @@ func (r *run[O]) open(ctx context.Context) (context.Context, error) {
 	if up != nil {
 		r.state.depth, r.state.tree = up.depth+1, up.tree
 	} else {
-		ctx, r.ownTree.cancel = context.WithCancelCause(ctx)
 		r.ownTree.maxDepth = p.maxDepth
-		r.state.tree = &r.ownTree
+		r.state.tree = &r.ownTree // its context is made with the first tool turn (treeContext)
 	}
 	if handler != nil || stream != nil {
 		r.state.id = rand.Text()
@@ -167,6 +182,7 @@ func (r *run[O]) loop(ctx context.Context) (*Result[O], error) {
 		case r.last:
 			done, err = r.lastAnswer(ctx, reply)
 		case len(reply.ToolCalls) > 0:
+			ctx = r.treeContext(ctx)
 			done, err = r.toolTurn(ctx, reply.ToolCalls)
 		default:
 			done, err = r.textAnswer(ctx, reply.Text)
@@ -341,7 +357,7 @@ func (r *run[O]) finish(ctx context.Context) (*Result[O], error) {
 // depth limit reached anywhere ends the whole tree; the top run then returns that error,
 // whichever run met it.
 func (r *run[O]) fail(ctx context.Context, err error) (*Result[O], error) {
-	if endsTreeCause(err) {
+	if endsTreeCause(err) && r.state.tree.cancel != nil {
 		r.state.tree.cancel(err)
 	} else if cause := context.Cause(ctx); r.state.depth == 0 && endsTreeCause(cause) {
 		err = cause
