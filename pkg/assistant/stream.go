@@ -21,8 +21,10 @@ type StreamFunc func(ctx context.Context, c Chunk) error
 // WithStream makes f receive the text of every model request of the run, and of every run it
 // delegates to, as it is written: each Chunk names its run, so a handler can tell a
 // supervisor's text from a specialist's. Tool calls are not text and are not streamed. A
-// model client that does not stream gives its whole text as one chunk when it answers. The
-// answer is still parsed into the output type whole, at its end.
+// model client that does not stream gives its whole text as one chunk when it answers. When a
+// request fails after some of its text was streamed and the next model of the chain takes it,
+// that model's text streams from its start: Chunk.Model tells them apart. The answer is still
+// parsed into the output type whole, at its end.
 //
 // f is called on the goroutine of the request it streams; delegated runs stream from their
 // own goroutines, so f must be safe for concurrent use. An error from f ends the run.
