@@ -374,7 +374,11 @@ func (r *run[O]) fail(ctx context.Context, err error) (*Result[O], error) {
 		out = &r.res
 	}
 	if r.state.handler != nil {
-		r.emit(ctx, callback.Event{Kind: callback.RunError, Model: r.res.Model, Err: err, Duration: time.Since(r.start), Usage: r.state.account.Report().Total})
+		total := r.res.Usage.Total
+		if out == nil {
+			total = r.state.account.Report().Total
+		}
+		r.emit(ctx, callback.Event{Kind: callback.RunError, Model: r.res.Model, Err: err, Duration: time.Since(r.start), Usage: total})
 	}
 	return out, err
 }

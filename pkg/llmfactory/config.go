@@ -311,22 +311,33 @@ func (p *parser) config(root *yaml.Node) *fileConfig {
 // providers reads the providers section. It reports whether the section is whole enough to
 // check the models' references against.
 func (p *parser) providers(cfg *fileConfig, root *yaml.Node, sec *entry) bool {
-	if sec == nil {
-		p.errorf(root, "", "no providers section: add one with at least one provider (see docs/llm-yaml.md)")
-		return false
-	}
-	es, ok := p.entries(sec.val, "providers")
-	if ok && len(es) == 0 {
-		p.errorf(sec.keyNode, "providers", "empty: add at least one provider")
-	}
+	es, ok := p.section(root, sec, "providers", "provider")
 	for _, e := range es {
-		if e.key == "" {
-			p.errorf(e.keyNode, "providers", "a provider needs a name")
-			continue
-		}
 		cfg.providers[e.key] = p.provider(e)
 	}
 	return ok
+}
+
+// section returns the named entries of a required section (providers, models) that must
+// hold at least one of its kind, reporting what is missing; ok says whether the section
+// could be read whole.
+func (p *parser) section(root *yaml.Node, sec *entry, name, kind string) (named []entry, ok bool) {
+	if sec == nil {
+		p.errorf(root, "", "no %s section: add one with at least one %s (see docs/llm-yaml.md)", name, kind)
+		return nil, false
+	}
+	es, ok := p.entries(sec.val, name)
+	if ok && len(es) == 0 {
+		p.errorf(sec.keyNode, name, "empty: add at least one %s", kind)
+	}
+	for _, e := range es {
+		if e.key == "" {
+			p.errorf(e.keyNode, name, "a %s needs a name", kind)
+			continue
+		}
+		named = append(named, e)
+	}
+	return named, ok
 }
 
 // provider reads one entry of providers.
@@ -388,19 +399,8 @@ func (p *parser) typeList() string {
 // models reads the models section. providersOK says whether provider references can be
 // checked. It reports whether the section is whole enough to check references to models.
 func (p *parser) models(cfg *fileConfig, root *yaml.Node, sec *entry, providersOK bool) bool {
-	if sec == nil {
-		p.errorf(root, "", "no models section: add one with at least one model (see docs/llm-yaml.md)")
-		return false
-	}
-	es, ok := p.entries(sec.val, "models")
-	if ok && len(es) == 0 {
-		p.errorf(sec.keyNode, "models", "empty: add at least one model")
-	}
+	es, ok := p.section(root, sec, "models", "model")
 	for _, e := range es {
-		if e.key == "" {
-			p.errorf(e.keyNode, "models", "a model needs a name")
-			continue
-		}
 		cfg.models[e.key] = p.model(cfg, e, providersOK)
 		cfg.order = append(cfg.order, e.key)
 	}
