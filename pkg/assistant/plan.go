@@ -196,9 +196,9 @@ func (p *plan[O]) requestOptions(m model.Model, mode OutputMode) ([]llms.CallOpt
 		}})
 	}
 	if mode == OutputTool {
-		doc, strict := p.out.final.JSON(), false
-		if m.StrictTools && p.out.strictOK {
-			doc, strict = p.out.final.Strict(), true
+		doc, strict := p.out.final.JSON(), p.out.sendsStrict(m)
+		if strict {
+			doc = p.out.final.Strict()
 		}
 		params, err := m.ToolParameters(doc)
 		if err != nil {
@@ -290,6 +290,12 @@ const (
 
 type wrappedOutput[O any] struct {
 	Output O `json:"output"`
+}
+
+// sendsStrict reports whether final_result goes to m in its strict form. An answer is checked
+// against the form its request was sent with.
+func (o *output) sendsStrict(m model.Model) bool {
+	return m.StrictTools && o.strictOK
 }
 
 func newOutput[O any]() (*output, error) {

@@ -27,7 +27,7 @@ type run[O any] struct {
 	msgs     []llms.MessageContent
 	first    int  // index of the user's turn in msgs
 	sent     bool // a request was sent: errors come with the Result so far
-	strict   bool // the model that answered last was sent final_result's strict schema
+	strict   bool // the request answered last sent final_result in its strict form
 	last     bool // the budget is spent: this request is the last, without tools
 	fatalMu  sync.Mutex
 	fatal    error // a tool call's error that ends the run (see endsTree)
@@ -225,7 +225,7 @@ func (r *run[O]) generate(ctx context.Context) (model.Reply, *model.Model, error
 			err = s.finish(ctx, reply.Text)
 		}
 		if err == nil {
-			r.res.Model, r.strict = m.Name, m.StrictTools
+			r.res.Model, r.strict = m.Name, r.p.out.sendsStrict(*m)
 			r.state.account.Record(m.Name, reply.Usage)
 			if r.state.handler != nil {
 				r.emit(ctx, callback.Event{Kind: callback.ModelResponse, Model: m.Name, Duration: time.Since(start), Usage: reply.Usage})

@@ -69,3 +69,31 @@ func TestNewPanicsOnAnUnknownOutputMode(t *testing.T) {
 	}()
 	assistant.New[profile]("p", assistant.WithOutputMode(assistant.OutputMode(7)))
 }
+
+func TestAnswerCheckedAgainstTheFormItWasSentIn(t *testing.T) {
+	t.Parallel()
+	// A map keeps final_result out of its strict form even with strict tools: an answer that
+	// leaves an optional field out is valid against the form the model was sent, and is taken
+	// in one request.
+	type report struct {
+		Scores map[string]int `json:"scores"`
+		Note   string         `json:"note,omitempty"`
+	}
+	m := llmtest.NewScripted(
+		llmtest.Calls(llmtest.Call("final_result", `{"scores":{"a":1}}`)),
+		llmtest.Calls(llmtest.Call("final_result", `{"scores":{"a":1}}`)),
+	)
+	strict := model.Describe("strict", m)
+	strict.StrictTools = true
+	a := assistant.New[report]("reporter", assistant.WithModels(model.Fixed(strict)))
+	res, err := a.Run(testContext(t), assistant.Input{Prompt: "Scores?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(m.Requests()); got != 1 {
+		t.Errorf("%d requests, want 1: the valid answer was corrected", got)
+	}
+	if res.Output.Scores["a"] != 1 || res.Output.Note != "" {
+		t.Errorf("Output = %+v", res.Output)
+	}
+}
