@@ -147,8 +147,9 @@ func denial(reason string) string {
 }
 
 // approve asks the approver about the turn's calls that need it, before any runs. Denied calls
-// get their result and leave todo. When a call is pending, the turn's pause is returned.
-func (r *run[O]) approve(ctx context.Context, calls []llms.ToolCall, todo []int, results []string) ([]int, []PausedCall, error) {
+// get their result and leave todo; approve returns how many. When a call is pending, the
+// turn's pause is returned.
+func (r *run[O]) approve(ctx context.Context, calls []llms.ToolCall, todo []int, results []string) ([]int, int, []PausedCall, error) {
 	states := make([]string, len(calls))
 	reasons := make([]string, len(calls))
 	waiting := false
@@ -160,7 +161,7 @@ func (r *run[O]) approve(ctx context.Context, calls []llms.ToolCall, todo []int,
 		}
 		d, err := r.p.approver.Approve(ctx, ToolCall{RunID: r.state.id, Assistant: r.p.name, ID: c.ID, Tool: c.FunctionCall.Name, Arguments: c.FunctionCall.Arguments})
 		if err != nil {
-			return todo, nil, fmt.Errorf("assistant %q: approving a call of %q: %w", r.p.name, c.FunctionCall.Name, err)
+			return todo, 0, nil, fmt.Errorf("assistant %q: approving a call of %q: %w", r.p.name, c.FunctionCall.Name, err)
 		}
 		switch d.Verdict {
 		case VerdictApprove:
@@ -170,7 +171,7 @@ func (r *run[O]) approve(ctx context.Context, calls []llms.ToolCall, todo []int,
 		case VerdictPending:
 			states[i], waiting = callWaiting, true
 		default:
-			return todo, nil, fmt.Errorf("assistant %q: the approver gave no verdict for a call of %q (use Approved, Denied or Pending)", r.p.name, c.FunctionCall.Name)
+			return todo, 0, nil, fmt.Errorf("assistant %q: the approver gave no verdict for a call of %q (use Approved, Denied or Pending)", r.p.name, c.FunctionCall.Name)
 		}
 	}
 	if waiting {
@@ -181,7 +182,7 @@ func (r *run[O]) approve(ctx context.Context, calls []llms.ToolCall, todo []int,
 				pause[i].State, pause[i].Result = callDone, results[i]
 			}
 		}
-		return nil, pause, nil
+		return nil, 0, pause, nil
 	}
 	run, denied := todo[:0:0], 0
 	for _, i := range todo {
@@ -191,10 +192,7 @@ func (r *run[O]) approve(ctx context.Context, calls []llms.ToolCall, todo []int,
 		}
 		run = append(run, i)
 	}
-	if denied > 0 { // the model made them: counted, though not run
-		r.state.account.Record(r.res.Model, usage.Usage{ToolCalls: denied})
-	}
-	return run, nil, nil
+	return run, denied, nil, nil
 }
 
 // nestedPause returns the turn's pause when delegated runs paused while it ran.

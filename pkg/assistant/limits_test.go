@@ -8,6 +8,7 @@ import (
 
 	"github.com/cadrehq/cadre/pkg/assistant"
 	"github.com/cadrehq/cadre/pkg/llmtest"
+	"github.com/cadrehq/cadre/pkg/tool"
 	"github.com/cadrehq/cadre/pkg/usage"
 	"github.com/google/go-cmp/cmp"
 	"github.com/tmc/langchaingo/llms"
@@ -232,5 +233,59 @@ func TestLimitsHoldAcrossConcurrentRuns(t *testing.T) {
 	}
 	if ok != allowed || limited != runs-allowed || len(m.Requests()) != allowed {
 		t.Errorf("%d runs answered, %d were limited, %d requests; want %d, %d, %d", ok, limited, len(m.Requests()), allowed, runs-allowed, allowed)
+	}
+}
+
+// Calls that do not run are counted only where MaxToolCalls has room for them: a report never
+// shows more tool calls than the limit allowed.
+func TestReportNeverShowsMoreToolCallsThanTheLimit(t *testing.T) {
+	t.Parallel()
+	lookup := tool.Func("lookup", "Looks a city up.", func(_ context.Context, in cityArgs) (string, error) { return "big", nil })
+	call := func(id string) llms.ToolCall {
+		c := llmtest.Call("lookup", `{"city":"Oslo"}`)
+		c.ID = id
+		return c
+	}
+	final := llmtest.Call("final_result", `{"name":"Oslo","population":700000}`)
+	for _, tc := range []struct {
+		name    string
+		replies []llmtest.Reply
+		opts    []assistant.Option
+	}{
+		{
+			// Two calls run; the third is refused and the last request answers beside two more
+			// calls, which do not run.
+			name: "the last request at a limit",
+			replies: []llmtest.Reply{
+				llmtest.Calls(call("a"), call("b")),
+				llmtest.Calls(call("c")),
+				llmtest.Calls(call("d"), call("e"), final),
+			},
+			opts: []assistant.Option{assistant.WithFinalAnswerOnLimit()},
+		},
+		{
+			// Two calls run; the answer comes beside a call that is skipped.
+			name: "a call skipped beside the answer",
+			replies: []llmtest.Reply{
+				llmtest.Calls(call("a"), call("b")),
+				llmtest.Calls(final, call("c")),
+			},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			opts := append([]assistant.Option{assistant.WithModel(llmtest.NewScripted(tc.replies...)),
+				assistant.WithTools(lookup), assistant.WithLimits(usage.Limits{MaxToolCalls: 2})}, tc.opts...)
+			res, err := assistant.New[city]("geo", opts...).Run(testContext(t), assistant.Input{Prompt: "Oslo?"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := res.Usage.Total.ToolCalls; got != 2 {
+				t.Errorf("ToolCalls = %d, want the 2 that ran: the limit is 2", got)
+			}
+			if got := res.Usage.ByAgent["geo"].ToolCalls; got != 2 {
+				t.Errorf("ByAgent ToolCalls = %d, want 2", got)
+			}
+		})
 	}
 }

@@ -182,7 +182,7 @@ func (r *run[O]) resumeTurn(ctx context.Context, paused *Paused, decisions map[s
 	results := make([]string, len(paused.Calls))
 	states := slices.Clone(paused.Calls)
 	var todo []int
-	reserve, undecided := 0, false
+	reserve, denied, undecided := 0, 0, false
 	r.resumes, r.decisions = map[string]*Paused{}, decisions
 	for i, c := range states {
 		calls[i] = llms.ToolCall{ID: c.ID, Type: "function", FunctionCall: &llms.FunctionCall{Name: c.Tool, Arguments: c.Arguments}}
@@ -200,7 +200,7 @@ func (r *run[O]) resumeTurn(ctx context.Context, paused *Paused, decisions map[s
 		case callDone:
 			results[i] = c.Result
 		case callDenied:
-			results[i] = denial(states[i].Reason)
+			results[i], denied = denial(states[i].Reason), denied+1
 		case callApproved, callQueued:
 			todo, reserve = append(todo, i), reserve+1
 		case callNested:
@@ -213,7 +213,7 @@ func (r *run[O]) resumeTurn(ctx context.Context, paused *Paused, decisions map[s
 		return r.pause(ctx)
 	}
 	ctx = r.treeContext(ctx)
-	_, err := r.runTurn(ctx, calls, todo, results, reserve)
+	_, err := r.runTurn(ctx, calls, todo, results, reserve, denied)
 	if errors.Is(err, errPaused) {
 		return r.pause(ctx)
 	}

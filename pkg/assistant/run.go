@@ -174,7 +174,7 @@ func (r *run[O]) loop(ctx context.Context) (*Result[O], error) {
 		r.msgs = append(r.msgs, reply.Message())
 		if err := r.stopped(reply, m); err != nil {
 			r.answerAll(reply.ToolCalls, "not run: the model's turn was cut short")
-			r.countCalls(reply.ToolCalls)
+			r.countCalls(r.made(reply.ToolCalls))
 			return r.fail(ctx, err)
 		}
 		var done bool
@@ -305,7 +305,8 @@ func (r *run[O]) lastRequest() {
 }
 
 // lastAnswer takes the answer of the last request at a limit, in a final_result call or in
-// its text: there is no request left to correct it. Other calls are not run.
+// its text: there is no request left to correct it. Other calls are not run, and not counted:
+// a limit refused them.
 func (r *run[O]) lastAnswer(ctx context.Context, reply model.Reply) (bool, error) {
 	err := errors.New("the model gave no answer in its last request")
 	results := make([]string, len(reply.ToolCalls))
@@ -320,7 +321,6 @@ func (r *run[O]) lastAnswer(ctx context.Context, reply model.Reply) (bool, error
 			}
 		}
 	}
-	r.countCalls(reply.ToolCalls)
 	r.appendResults(reply.ToolCalls, results)
 	if !answered && strings.TrimSpace(reply.Text) != "" {
 		err = r.parse(ctx, reply.Text)
@@ -390,17 +390,23 @@ func (r *run[O]) emit(ctx context.Context, e callback.Event) {
 	r.state.handler.Handle(ctx, e)
 }
 
-// countCalls records calls the model made that did not run (they were skipped, or the turn
-// was cut short), so that Usage.ToolCalls counts every call but final_result. Calls a limit
-// refused are the exception: a report never shows more tool calls than the limit allowed.
-func (r *run[O]) countCalls(calls []llms.ToolCall) {
+// countCalls counts n calls the model made that did not run (skipped beside the answer, denied,
+// or in a turn cut short), so that Usage.ToolCalls counts every call but final_result — where
+// MaxToolCalls has room for all n: like calls a limit refused, calls it has no room for are not
+// counted, and a report never shows more tool calls than the limits allowed.
+func (r *run[O]) countCalls(n int) {
+	if n > 0 {
+		_ = r.state.account.ReserveToolCalls(r.res.Model, n) // no room: not counted
+	}
+}
+
+// made returns how many of calls count as tool calls: all but final_result in tool mode.
+func (r *run[O]) made(calls []llms.ToolCall) int {
 	n := 0
 	for _, c := range calls {
 		if c.FunctionCall.Name != finalResult || r.mode != OutputTool {
 			n++
 		}
 	}
-	if n > 0 {
-		r.state.account.Record(r.res.Model, usage.Usage{ToolCalls: n})
-	}
+	return n
 }

@@ -54,7 +54,7 @@ func (r *run[O]) toolTurn(ctx context.Context, calls []llms.ToolCall) (bool, err
 			for _, i := range todo {
 				results[i] = resultSkipped
 			}
-			r.countCalls(calls)
+			r.countCalls(len(todo))
 			r.appendResults(calls, results)
 			return true, nil
 		}
@@ -62,14 +62,15 @@ func (r *run[O]) toolTurn(ctx context.Context, calls []llms.ToolCall) (bool, err
 			"\nCall " + finalResult + " again with arguments that match its JSON Schema: " + string(compact(r.p.out.final.JSON()))
 		if ferr := r.failed(ctx, args, err); ferr != nil {
 			r.notRun(results, todo, "not run: the run ended")
-			r.countCalls(calls)
+			r.countCalls(len(todo))
 			r.appendResults(calls, results)
 			return false, ferr
 		}
 	}
+	denied := 0
 	if len(todo) > 0 && r.p.approver != nil {
 		var err error
-		if todo, r.paused, err = r.approve(ctx, calls, todo, results); err != nil {
+		if todo, denied, r.paused, err = r.approve(ctx, calls, todo, results); err != nil {
 			r.notRun(results, todo, "not run: the run ended: "+err.Error())
 			r.appendResults(calls, results)
 			return false, err
@@ -78,12 +79,13 @@ func (r *run[O]) toolTurn(ctx context.Context, calls []llms.ToolCall) (bool, err
 			return false, errPaused
 		}
 	}
-	return r.runTurn(ctx, calls, todo, results, len(todo))
+	return r.runTurn(ctx, calls, todo, results, len(todo), denied)
 }
 
-// runTurn reserves reserve calls against the limits, runs the calls of todo, and appends the
-// turn's results; a delegated run that paused pauses this one.
-func (r *run[O]) runTurn(ctx context.Context, calls []llms.ToolCall, todo []int, results []string, reserve int) (bool, error) {
+// runTurn reserves reserve calls against the limits, counts the turn's unrun calls that did
+// not run (see countCalls), runs the calls of todo, and appends the turn's results; a delegated
+// run that paused pauses this one.
+func (r *run[O]) runTurn(ctx context.Context, calls []llms.ToolCall, todo []int, results []string, reserve, unrun int) (bool, error) {
 	if len(todo) > 0 {
 		if err := r.state.account.ReserveToolCalls(r.res.Model, reserve); err != nil {
 			// Not counted: a report never shows more tool calls than the limit allowed.
@@ -97,6 +99,9 @@ func (r *run[O]) runTurn(ctx context.Context, calls []llms.ToolCall, todo []int,
 			r.appendResults(calls, results)
 			return false, err
 		}
+	}
+	r.countCalls(unrun)
+	if len(todo) > 0 {
 		r.execute(ctx, calls, todo, results)
 	}
 	if r.fatal == nil {
