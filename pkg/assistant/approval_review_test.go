@@ -2,6 +2,7 @@ package assistant_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"sync/atomic"
@@ -156,5 +157,104 @@ func TestDeniedCallsAreCounted(t *testing.T) {
 	}
 	if res.Usage.Total.ToolCalls != 2 {
 		t.Errorf("ToolCalls = %d, want 2 (DESIGN: every call the model made except final_result)", res.Usage.Total.ToolCalls)
+	}
+}
+
+// A delegated run's paused usage stays in the resumed tree's usage even when its call does not
+// run again: a cancelled resume, a tool gone from the resuming assistant, arguments that fail
+// the re-check.
+func TestPausedUsageKeptWhenTheDelegatedCallDoesNotRun(t *testing.T) {
+	t.Parallel()
+	var sent atomic.Int64
+	top := func(tools ...tool.Tool) *assistant.Assistant[string] {
+		return assistant.New[string]("top", assistant.WithTools(tools...),
+			assistant.WithModel(llmtest.NewFunc(func(_ context.Context, req llmtest.Request) llmtest.Reply {
+				if req.Messages[len(req.Messages)-1].Role == llms.ChatMessageTypeTool {
+					return llmtest.Reply{Text: "done", Usage: usage.Usage{InputTokens: 3}}
+				}
+				return llmtest.Reply{ToolCalls: []llms.ToolCall{llmtest.Call("suba", `{"input":"x"}`)}, Usage: usage.Usage{InputTokens: 5}}
+			})))
+	}
+	pending := assistant.WithApproval(fixed(assistant.Pending()), "send_mail")
+	res, err := top(assistant.AsTool[string](sub("suba", "id_a", &sent, pending))).Run(testContext(t), assistant.Input{Prompt: "go"})
+	if err != nil || res.Stop != assistant.StopPending {
+		t.Fatalf("err %v, Stop %q", err, res.Stop)
+	}
+	paused := res.Paused.Usage
+	if paused.ByAgent["suba"].Requests != 1 {
+		t.Fatalf("paused usage %+v, want suba's request in it", paused)
+	}
+	type query struct {
+		Q string `json:"q"`
+	}
+	cancelled, cancel := context.WithCancel(testContext(t))
+	cancel()
+	for _, tc := range []struct {
+		name string
+		ctx  context.Context
+		top  *assistant.Assistant[string]
+	}{
+		{"cancelled", cancelled, top(assistant.AsTool[string](sub("suba", "id_a", &sent)))},
+		{"the tool is gone", testContext(t), top()},
+		{"the arguments fail the re-check", testContext(t), top(assistant.AsTool[query](sub("suba", "id_a", &sent)))},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			final, _ := tc.top.Resume(tc.ctx, res.Paused, map[string]assistant.Decision{"id_a": assistant.Approved()})
+			if final == nil {
+				t.Fatal("no Result: what was paid for before the pause is lost")
+			}
+			if got, want := final.Usage.ByAgent["suba"], paused.ByAgent["suba"]; got != want {
+				t.Errorf("suba's usage = %+v, want what it used before the pause, %+v", got, want)
+			}
+			var sum usage.Usage
+			for _, u := range final.Usage.ByAgent {
+				sum = sum.Add(u)
+			}
+			if sum != final.Usage.Total || final.Usage.Total.Requests < paused.Total.Requests {
+				t.Errorf("Total %+v, ByAgent %+v: want them to add up, from the paused %+v on", final.Usage.Total, final.Usage.ByAgent, paused.Total)
+			}
+		})
+	}
+	if sent.Load() != 0 {
+		t.Errorf("%d mails sent, want none", sent.Load())
+	}
+}
+
+// A paused state whose usage has no breakdowns (JSON written by hand, or cut) is refused with
+// an error, never a panic.
+func TestResumeOfAPausedStateWithoutBreakdowns(t *testing.T) {
+	t.Parallel()
+	var sent atomic.Int64
+	pending := assistant.WithApproval(fixed(assistant.Pending()), "send_mail")
+	tree := func() *assistant.Assistant[string] {
+		return assistant.New[string]("top", assistant.WithTools(assistant.AsTool[string](sub("suba", "id_a", &sent, pending))),
+			assistant.WithModel(llmtest.NewFunc(func(_ context.Context, req llmtest.Request) llmtest.Reply {
+				if req.Messages[len(req.Messages)-1].Role == llms.ChatMessageTypeTool {
+					return llmtest.Text("done")
+				}
+				return llmtest.Reply{ToolCalls: []llms.ToolCall{llmtest.Call("suba", `{"input":"x"}`)}, Usage: usage.Usage{InputTokens: 5}}
+			})))
+	}
+	res, err := tree().Run(testContext(t), assistant.Input{Prompt: "go"})
+	if err != nil || res.Stop != assistant.StopPending {
+		t.Fatalf("err %v, Stop %q", err, res.Stop)
+	}
+	state, err := json.Marshal(res.Paused)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(state, &doc); err != nil {
+		t.Fatal(err)
+	}
+	delete(doc["usage"].(map[string]any), "ByAgent")
+	state, _ = json.Marshal(doc)
+	var paused assistant.Paused
+	if err := json.Unmarshal(state, &paused); err != nil {
+		t.Fatal(err)
+	}
+	_, err = tree().Resume(testContext(t), &paused, map[string]assistant.Decision{"id_a": assistant.Approved()})
+	if err == nil || !strings.Contains(err.Error(), "damaged") {
+		t.Errorf("err = %v, want one saying the paused state is damaged", err)
 	}
 }

@@ -130,18 +130,9 @@ func (t *agentTool[I, O]) Call(ctx context.Context, args json.RawMessage) (strin
 	return string(b), nil
 }
 
-// resume continues the delegated run that paused, with the decisions of its subtree.
+// resume continues the delegated run that paused, with the decisions of its subtree. The
+// caller carried the paused run's usage: the resumed run adopts it (see plan.resume).
 func (t *agentTool[I, O]) resume(ctx context.Context, resume *resumeInfo) (*Result[O], error) {
-	carried := new(bool)
-	defer func() {
-		if !*carried {
-			// The resume failed before it took the paused run's usage over: keep it in the
-			// caller's account, so that what was paid for is never lost.
-			if up := runFrom(ctx); up != nil {
-				up.account.Carry(resume.paused.Usage)
-			}
-		}
-	}()
 	rs, ok := t.r.(interface {
 		Resume(context.Context, *Paused, map[string]Decision, ...Option) (*Result[O], error)
 	})
@@ -155,7 +146,7 @@ func (t *agentTool[I, O]) resume(ctx context.Context, resume *resumeInfo) (*Resu
 			own[c.ID] = d
 		}
 	}
-	return rs.Resume(context.WithValue(withResume(ctx, nil), carriedKey{}, carried), resume.paused, own)
+	return rs.Resume(ctx, resume.paused, own)
 }
 
 // input makes the delegated run's Input of the arguments.

@@ -5,35 +5,36 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/cadrehq/cadre/pkg/callback"
 	"github.com/cadrehq/cadre/pkg/chat"
-	"github.com/cadrehq/cadre/pkg/usage"
 	"github.com/tmc/langchaingo/llms"
 )
 
 // resumeInfo is what a delegated run's tool call needs to resume it instead of starting it.
+// It is addressed to the tool called by the run whose state is by: the runs that tool starts
+// see it in their context too, and ignore it.
 type resumeInfo struct {
+	by        *runState
 	paused    *Paused
 	decisions map[string]Decision
 }
 
 type resumeKey struct{}
 
-// carriedKey marks, for the caller that resumes a delegated run, that the run took its paused
-// usage over.
-type carriedKey struct{}
-
 func withResume(ctx context.Context, info *resumeInfo) context.Context {
 	return context.WithValue(ctx, resumeKey{}, info)
 }
 
+// resumeFrom returns the resume addressed to the tool called by the run of ctx, or nil.
 func resumeFrom(ctx context.Context) *resumeInfo {
 	info, _ := ctx.Value(resumeKey{}).(*resumeInfo)
+	if info == nil || info.by != runFrom(ctx) {
+		return nil
+	}
 	return info
 }
 
@@ -106,8 +107,8 @@ func (a *Assistant[O]) pausedInChat(ctx context.Context) (*Paused, error) {
 // resume continues p: it rebuilds the run, answers the paused turn, and goes on.
 func (p *plan[O]) resume(ctx context.Context, paused *Paused, decisions map[string]Decision) (*Result[O], error) {
 	msgs, err := chat.UnmarshalMessages(paused.Messages)
-	if err == nil && (paused.First < 0 || paused.First >= len(msgs)) {
-		err = fmt.Errorf("its user's turn is at %d, out of its %d messages", paused.First, len(msgs))
+	if err == nil {
+		err = paused.check(len(msgs))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("assistant %q: the paused state is damaged: %w", p.name, err)
@@ -120,17 +121,22 @@ func (p *plan[O]) resume(ctx context.Context, paused *Paused, decisions map[stri
 	if err != nil {
 		return nil, err
 	}
+	// A delegated run resumed by its caller: the caller carried the whole paused tree's usage,
+	// this run's included, so that it is kept whether or not this run resumes.
+	info := resumeFrom(ctx)
+	adopted := info != nil && info.paused == paused
 	r := &run[O]{p: p, chain: chain, mode: mode, start: time.Now(), msgs: msgs, first: paused.First, sent: true}
 	if ctx, err = r.open(ctx); err != nil {
 		return nil, err
 	}
 	defer r.closeTree()
-	r.state.account.Carry(ownUsage(paused))
+	if adopted {
+		r.state.account.Adopt(paused.Usage)
+	} else {
+		r.state.account.Carry(paused.Usage)
+	}
 	if r.state.handler != nil {
 		r.emit(ctx, callback.Event{Kind: callback.RunStart})
-	}
-	if carried, ok := ctx.Value(carriedKey{}).(*bool); ok {
-		*carried = true
 	}
 	r.res.Model = paused.Model
 	for range paused.Failures {
@@ -147,33 +153,34 @@ func (p *plan[O]) resume(ctx context.Context, paused *Paused, decisions map[stri
 	return r.resumeTurn(ctx, paused, decisions)
 }
 
-// ownUsage is the usage of a paused run without that of the paused runs it delegated to, which
-// carry their own when they resume (their accounts are below this run's).
-func ownUsage(p *Paused) usage.Report {
-	own := usage.Report{Total: p.Usage.Total, ByAgent: maps.Clone(p.Usage.ByAgent), ByModel: maps.Clone(p.Usage.ByModel)}
+// check reports what makes a paused state one that cannot be resumed, in it or in the states
+// of the delegated runs it holds; msgs is the number of its messages.
+func (p *Paused) check(msgs int) error {
+	if p.First < 0 || p.First >= msgs {
+		return fmt.Errorf("its user's turn is at %d, out of its %d messages", p.First, msgs)
+	}
+	if !p.Usage.AddsUp() {
+		return fmt.Errorf("assistant %q: its usage by agent and by model does not add up to its total", p.Assistant)
+	}
 	for _, c := range p.Calls {
-		if c.State != callNested || c.Nested == nil {
-			continue
-		}
-		sub := c.Nested.Usage
-		own.Total = minus(own.Total, sub.Total)
-		for k, u := range sub.ByAgent {
-			own.ByAgent[k] = minus(own.ByAgent[k], u)
-		}
-		for k, u := range sub.ByModel {
-			own.ByModel[k] = minus(own.ByModel[k], u)
+		switch c.State {
+		case callWaiting, callApproved, callDenied, callQueued, callDone:
+		case callNested:
+			if c.Nested == nil {
+				return fmt.Errorf("call %q: a paused delegated run without its state", c.ID)
+			}
+			n, err := chat.UnmarshalMessages(c.Nested.Messages)
+			if err == nil {
+				err = c.Nested.check(len(n))
+			}
+			if err != nil {
+				return fmt.Errorf("call %q: %w", c.ID, err)
+			}
+		default:
+			return fmt.Errorf("call %q: unknown state %q", c.ID, c.State)
 		}
 	}
-	return own
-}
-
-func minus(a, b usage.Usage) usage.Usage {
-	return usage.Usage{
-		Requests: a.Requests - b.Requests, ToolCalls: a.ToolCalls - b.ToolCalls,
-		InputTokens: a.InputTokens - b.InputTokens, OutputTokens: a.OutputTokens - b.OutputTokens,
-		CacheReadTokens: a.CacheReadTokens - b.CacheReadTokens, CacheWriteTokens: a.CacheWriteTokens - b.CacheWriteTokens,
-		ReasoningTokens: a.ReasoningTokens - b.ReasoningTokens,
-	}
+	return nil
 }
 
 // resumeTurn answers the paused turn with the decisions, then goes on with the run.

@@ -182,7 +182,7 @@ func (r *run[O]) call(ctx context.Context, c llms.ToolCall) string {
 	}
 	start := time.Now()
 	if p, ok := r.resumes[c.ID]; ok {
-		ctx = withResume(ctx, &resumeInfo{paused: p, decisions: r.decisions})
+		ctx = withResume(ctx, &resumeInfo{by: &r.state, paused: p, decisions: r.decisions})
 	}
 	out, err, panicked := r.callTool(ctx, name, args)
 	var pending *pendingError

@@ -149,14 +149,28 @@ func (a *Account) Carry(r Report) {
 	a.ledger.mu.Lock()
 	defer a.ledger.mu.Unlock()
 	for n := &a.node; n != nil; n = n.parent {
-		n.requests += r.Total.Requests
-		n.toolCalls += r.Total.ToolCalls
-		n.total = n.total.Add(r.Total)
-		for name, u := range r.ByAgent {
-			n.agents.add(name, u)
-		}
-		for name, u := range r.ByModel {
-			n.models.add(name, u)
-		}
+		n.carry(r)
+	}
+}
+
+// Adopt adds an earlier report to this account alone: the usage of a paused run resumed in
+// this account that an ancestor carried already, with the rest of its paused tree (see Carry).
+// The ancestors and the ledger hold r; Adopt makes this account's report and its own limits
+// hold it too, so that the usage is counted once at every level.
+func (a *Account) Adopt(r Report) {
+	a.ledger.mu.Lock()
+	defer a.ledger.mu.Unlock()
+	a.node.carry(r)
+}
+
+func (n *node) carry(r Report) {
+	n.requests += r.Total.Requests
+	n.toolCalls += r.Total.ToolCalls
+	n.total = n.total.Add(r.Total)
+	for name, u := range r.ByAgent {
+		n.agents.add(name, u)
+	}
+	for name, u := range r.ByModel {
+		n.models.add(name, u)
 	}
 }

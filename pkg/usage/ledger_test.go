@@ -494,3 +494,49 @@ func TestCarry(t *testing.T) {
 		t.Errorf("report = %+v", got)
 	}
 }
+
+// A resumed tree: the top run carries the whole paused tree's usage; the delegated run it
+// resumes adopts its own share, so that each level counts it once.
+func TestAdopt(t *testing.T) {
+	ledger := usage.NewLedger(usage.Limits{})
+	top := ledger.Open(nil, "top", nil)
+	sub := usage.Usage{Requests: 2, ToolCalls: 1, InputTokens: 20}
+	mine := usage.Usage{Requests: 1, InputTokens: 5}
+	paused := usage.Report{
+		Total:   mine.Add(sub),
+		ByAgent: map[string]usage.Usage{"top": mine, "sub": sub},
+		ByModel: map[string]usage.Usage{"m": mine.Add(sub)},
+	}
+	top.Carry(paused)
+	child := ledger.Open(top, "sub", &usage.Limits{MaxRequests: 2})
+	child.Adopt(usage.Report{Total: sub, ByAgent: map[string]usage.Usage{"sub": sub}, ByModel: map[string]usage.Usage{"m": sub}})
+	if diff := cmp.Diff(paused, ledger.Report()); diff != "" {
+		t.Errorf("ledger (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(paused, top.Report()); diff != "" {
+		t.Errorf("top (-want +got):\n%s", diff)
+	}
+	if got := child.Report().Total; got != sub {
+		t.Errorf("child = %+v, want %+v", got, sub)
+	}
+	// The adopted requests count against the child's own limit.
+	wantLimit(t, child.ReserveRequest(), usage.LimitError{Limit: usage.LimitRequests, Max: 2, Used: 2, Agent: "sub"})
+}
+
+func TestReportAddsUpChecksBreakdowns(t *testing.T) {
+	u := usage.Usage{Requests: 1, InputTokens: 3}
+	for _, tc := range []struct {
+		name string
+		r    usage.Report
+		want bool
+	}{
+		{"empty", usage.Report{}, true},
+		{"whole", usage.Report{Total: u, ByAgent: map[string]usage.Usage{"a": u}, ByModel: map[string]usage.Usage{"m": u}}, true},
+		{"no breakdown by agent", usage.Report{Total: u, ByModel: map[string]usage.Usage{"m": u}}, false},
+		{"models short", usage.Report{Total: u, ByAgent: map[string]usage.Usage{"a": u}, ByModel: map[string]usage.Usage{"m": {Requests: 1}}}, false},
+	} {
+		if got := tc.r.AddsUp(); got != tc.want {
+			t.Errorf("%s: AddsUp = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

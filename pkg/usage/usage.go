@@ -33,6 +33,19 @@ type Report struct {
 	ByModel map[string]Usage // by model name
 }
 
+// AddsUp reports whether the values of ByAgent add up to Total, and those of ByModel too, as
+// in every report a Ledger gives. A report read back from JSON, or made by hand, may not.
+func (r Report) AddsUp() bool {
+	var agents, models Usage
+	for _, u := range r.ByAgent {
+		agents = agents.Add(u)
+	}
+	for _, u := range r.ByModel {
+		models = models.Add(u)
+	}
+	return agents == r.Total && models == r.Total
+}
+
 // tally is the usage recorded under one name (an agent or a model).
 type tally struct {
 	name  string
