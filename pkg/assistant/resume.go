@@ -49,6 +49,12 @@ func resumeFrom(ctx context.Context) *resumeInfo {
 // run in a chat keeps it. An assistant value other than the one that paused may resume it, in
 // another process: it must have the same name and the tools of the paused turn.
 //
+// A paused run kept with a chat, read from it or given as p, is taken from the store in one
+// atomic step (chat.Store.TakeState) before any call runs: of any number of Resumes of one
+// pause at the same instant, in any number of processes, exactly one goes on, and the others
+// return an error wrapping ErrNotPaused. A Paused kept outside any chat is the caller's to
+// resume once.
+//
 // The paused run's per-run options (Input.Options) are not part of its state: give them again
 // in opts — an approver given for one run, above all.
 func (a *Assistant[O]) Resume(ctx context.Context, p *Paused, decisions map[string]Decision, opts ...Option) (*Result[O], error) {
@@ -84,24 +90,64 @@ func (a *Assistant[O]) Resume(ctx context.Context, p *Paused, decisions map[stri
 	return plan.resume(ctx, p, decisions)
 }
 
-// pausedInChat reads the paused state kept with the chat of ctx.
+// pausedInChat reads the paused state kept with the chat of ctx; Resume claims it later, once
+// the decisions are checked (see plan.claim).
 func (a *Assistant[O]) pausedInChat(ctx context.Context) (*Paused, error) {
 	id, ok := chat.IDFrom(ctx)
 	if !ok || a.plan.store == nil {
 		return nil, fmt.Errorf("assistant %q: nothing to resume: give the paused state, or resume in the chat it paused in (with WithStore)", a.name)
 	}
 	b, err := a.plan.store.State(ctx, id)
-	if err != nil {
+	if err != nil && !errors.Is(err, chat.ErrNotFound) {
 		return nil, fmt.Errorf("assistant %q: reading chat %s: %w", a.name, id, err)
 	}
 	if len(b) == 0 {
-		return nil, fmt.Errorf("assistant %q: chat %s has no paused run", a.name, id)
+		return nil, fmt.Errorf("assistant %q: chat %s: %w", a.name, id, ErrNotPaused)
 	}
 	var p Paused
 	if err := json.Unmarshal(b, &p); err != nil {
-		return nil, fmt.Errorf("assistant %q: the paused run kept with chat %s: %w", a.name, id, err)
+		return nil, fmt.Errorf("assistant %q: the paused run kept with chat %s is damaged: %w", a.name, id, err)
 	}
 	return &p, nil
+}
+
+// claim takes the paused state kept with paused's chat from the store, atomically, so that of
+// any number of resumes of one pause exactly one goes on; the others fail with ErrNotPaused.
+// The state taken must be paused's: a state of a later pause of the chat is put back.
+func (p *plan[O]) claim(ctx context.Context, paused *Paused) error {
+	id := *paused.Chat
+	if p.store == nil {
+		return fmt.Errorf("assistant %q: the paused run is kept with chat %s: resume it with an assistant that keeps chats in the same store (WithStore)", p.name, id)
+	}
+	b, err := p.store.TakeState(ctx, id)
+	if err != nil && !errors.Is(err, chat.ErrNotFound) {
+		return fmt.Errorf("assistant %q: taking the paused run from chat %s: %w", p.name, id, err)
+	}
+	if len(b) == 0 {
+		return fmt.Errorf("assistant %q: chat %s: %w", p.name, id, ErrNotPaused)
+	}
+	var kept Paused
+	if err := json.Unmarshal(b, &kept); err != nil || !kept.same(paused) {
+		if err := p.store.SetState(context.WithoutCancel(ctx), id, b); err != nil {
+			return fmt.Errorf("assistant %q: chat %s holds another paused run, and putting it back failed: %w", p.name, id, err)
+		}
+		return fmt.Errorf("assistant %q: chat %s: %w: the chat holds another paused run than the one given (resume with Resume(ctx, nil, decisions) to take the chat's)", p.name, id, ErrNotPaused)
+	}
+	return nil
+}
+
+// same reports whether p and q are the same pause: of one assistant, at the same turn, with
+// the same calls.
+func (p *Paused) same(q *Paused) bool {
+	if p.Assistant != q.Assistant || p.First != q.First || len(p.Calls) != len(q.Calls) {
+		return false
+	}
+	for i := range p.Calls {
+		if p.Calls[i].ID != q.Calls[i].ID || p.Calls[i].Tool != q.Calls[i].Tool {
+			return false
+		}
+	}
+	return true
 }
 
 // resume continues p: it rebuilds the run, answers the paused turn, and goes on.
@@ -120,6 +166,11 @@ func (p *plan[O]) resume(ctx context.Context, paused *Paused, decisions map[stri
 	mode, err := p.modeFor(chain[0])
 	if err != nil {
 		return nil, err
+	}
+	if paused.Chat != nil {
+		if err := p.claim(ctx, paused); err != nil {
+			return nil, err
+		}
 	}
 	// A delegated run resumed by its caller: the caller carried the whole paused tree's usage,
 	// this run's included, so that it is kept whether or not this run resumes.
@@ -142,13 +193,8 @@ func (p *plan[O]) resume(ctx context.Context, paused *Paused, decisions map[stri
 	for range paused.Failures {
 		r.failures = append(r.failures, errors.New("an earlier answer could not be used"))
 	}
-	if paused.Chat != nil && p.store != nil {
-		// The state goes now, so that the same pause cannot be resumed twice; a new pause
-		// keeps a new one.
-		r.chatID, r.inChat = *paused.Chat, true
-		if err := p.store.SetState(ctx, r.chatID, nil); err != nil {
-			return r.fail(ctx, fmt.Errorf("assistant %q: taking the paused run from chat %s: %w", p.name, r.chatID, err))
-		}
+	if paused.Chat != nil {
+		r.chatID, r.inChat = *paused.Chat, true // a new pause keeps a new state
 	}
 	return r.resumeTurn(ctx, paused, decisions)
 }

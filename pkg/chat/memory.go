@@ -116,6 +116,24 @@ func (m *Memory) SetState(ctx context.Context, id ID, state []byte) error {
 	return nil
 }
 
+// TakeState implements Store.
+func (m *Memory) TakeState(ctx context.Context, id ID) ([]byte, error) {
+	if err := check(ctx, id); err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c, ok := m.chats[id]
+	if !ok {
+		return nil, notFound(id)
+	}
+	state := c.state
+	if state != nil {
+		m.chat(id).state = nil
+	}
+	return state, nil
+}
+
 // chat returns the chat id, created when missing, and marks it changed. m.mu is held.
 func (m *Memory) chat(id ID) *memoryChat {
 	c, ok := m.chats[id]

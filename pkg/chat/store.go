@@ -32,6 +32,14 @@ type Store interface {
 	State(ctx context.Context, id ID) ([]byte, error)
 	// SetState keeps state beside the chat's messages, creating the chat; nil removes it.
 	SetState(ctx context.Context, id ID, state []byte) error
+	// TakeState returns the state kept beside the chat's messages and removes it, in one
+	// atomic step: of any number of TakeStates of one chat at the same instant, in one
+	// process or in several sharing the store, exactly one returns a state SetState kept; the
+	// others return nil, as TakeState does when the chat has no state. It returns an error
+	// wrapping ErrNotFound when the chat does not exist. A paused run is resumed once because
+	// its state is taken this way: a store that can only read and then remove would let two
+	// resumes both run its approved calls.
+	TakeState(ctx context.Context, id ID) ([]byte, error)
 }
 
 // Info describes a chat, as List returns it.

@@ -34,6 +34,7 @@ func Run(t *testing.T, open func(t *testing.T) chat.Store) {
 		{"ListMostRecentlyChangedFirst", listMostRecentlyChangedFirst},
 		{"DeleteRemovesMessagesAndState", deleteRemovesMessagesAndState},
 		{"StateBesideMessages", stateBesideMessages},
+		{"StateTakenOnce", stateTakenOnce},
 		{"OddIDsKeptApart", oddIDsKeptApart},
 		{"InvalidIDsAreErrors", invalidIDsAreErrors},
 		{"CancelledContextIsAnError", cancelledContextIsAnError},
@@ -151,6 +152,9 @@ func unknownChatIsNotFound(t *testing.T, s chat.Store) {
 	if _, err := s.State(t.Context(), id); !errors.Is(err, chat.ErrNotFound) {
 		t.Errorf("State of a chat never written: %v; want an error wrapping ErrNotFound", err)
 	}
+	if _, err := s.TakeState(t.Context(), id); !errors.Is(err, chat.ErrNotFound) {
+		t.Errorf("TakeState of a chat never written: %v; want an error wrapping ErrNotFound", err)
+	}
 	if err := s.Delete(t.Context(), id); !errors.Is(err, chat.ErrNotFound) {
 		t.Errorf("Delete of a chat never written: %v; want an error wrapping ErrNotFound", err)
 	}
@@ -244,6 +248,9 @@ func otherTenantsAndUsersAreApart(t *testing.T, s chat.Store) {
 		}
 		if _, err := s.State(ctx, other); !errors.Is(err, chat.ErrNotFound) {
 			t.Errorf("State(%v) of another's chat: %v; want ErrNotFound", other, err)
+		}
+		if _, err := s.TakeState(ctx, other); !errors.Is(err, chat.ErrNotFound) {
+			t.Errorf("TakeState(%v) of another's chat: %v; want ErrNotFound", other, err)
 		}
 		if err := s.Delete(ctx, other); !errors.Is(err, chat.ErrNotFound) {
 			t.Errorf("Delete(%v) of another's chat: %v; want ErrNotFound", other, err)
@@ -485,8 +492,62 @@ func everyMethod(ctx context.Context, s chat.Store, id chat.ID) map[string]error
 	}
 	_, errs["Load"] = s.Load(ctx, id)
 	_, errs["State"] = s.State(ctx, id)
+	_, errs["TakeState"] = s.TakeState(ctx, id)
 	_, errs["List"] = s.List(ctx, id.Tenant)
 	return errs
+}
+
+// stateTakenOnce checks that TakeState hands a state to exactly one of many callers at the
+// same instant, and leaves the chat's messages alone.
+func stateTakenOnce(t *testing.T, s chat.Store) {
+	ctx := t.Context()
+	id := chat.ID{Tenant: "t", User: "u", Chat: "paused"}
+	msg := text(llms.ChatMessageTypeHuman, "kept")
+	mustAppend(t, s, id, msg)
+	if st, err := s.TakeState(ctx, id); err != nil || st != nil {
+		t.Errorf("TakeState of a chat without state = %q, %v; want nil and no error", st, err)
+	}
+	for round := range 20 {
+		state := []byte(fmt.Sprintf("paused %d", round))
+		if err := s.SetState(ctx, id, state); err != nil {
+			t.Fatal(err)
+		}
+		const takers = 8
+		got := make([][]byte, takers)
+		errs := make([]error, takers)
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		for i := range takers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				got[i], errs[i] = s.TakeState(ctx, id)
+			}()
+		}
+		close(start)
+		wg.Wait()
+		won := 0
+		for i := range takers {
+			switch {
+			case errs[i] != nil:
+				t.Errorf("round %d: TakeState: %v", round, errs[i])
+			case bytes.Equal(got[i], state):
+				won++
+			case got[i] != nil:
+				t.Errorf("round %d: TakeState = %q, want %q or nil", round, got[i], state)
+			}
+		}
+		if won != 1 {
+			t.Fatalf("round %d: %d of %d simultaneous TakeStates got the state, want exactly 1", round, won, takers)
+		}
+		if st, err := s.State(ctx, id); err != nil || st != nil {
+			t.Fatalf("round %d: State after TakeState = %q, %v; want nil", round, st, err)
+		}
+	}
+	if diff := cmp.Diff([]llms.MessageContent{msg}, mustLoad(t, s, id)); diff != "" {
+		t.Errorf("the chat's messages after TakeStates (-want +got):\n%s", diff)
+	}
 }
 
 func text(role llms.ChatMessageType, s string) llms.MessageContent {

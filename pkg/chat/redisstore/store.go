@@ -22,6 +22,7 @@ type Store struct {
 	prefix       string
 	appendScript *redis.Script
 	stateScript  *redis.Script
+	takeScript   *redis.Script
 }
 
 // Option configures a Store.
@@ -48,6 +49,7 @@ func New(rdb redis.UniversalClient, opts ...Option) *Store {
 		prefix:       DefaultPrefix,
 		appendScript: redis.NewScript(touchLua + appendLua),
 		stateScript:  redis.NewScript(touchLua + stateLua),
+		takeScript:   redis.NewScript(touchLua + takeLua),
 	}
 	for _, opt := range opts {
 		opt(s)
@@ -84,6 +86,17 @@ const stateLua = `
 touch(0)
 if #ARGV > 1 then redis.call('SET', KEYS[1], ARGV[2]) else redis.call('DEL', KEYS[1]) end
 return 1
+`
+
+// takeLua returns the state KEYS[1] of chat ARGV[1] and removes it; 0 when it has none, and -1
+// when the chat is not in its tenant's index KEYS[2].
+const takeLua = `
+if not redis.call('ZSCORE', KEYS[2], ARGV[1]) then return -1 end
+local state = redis.call('GET', KEYS[1])
+if not state then return 0 end
+redis.call('DEL', KEYS[1])
+touch(0)
+return state
 `
 
 // keys are the Redis keys of one chat, and its name in its tenant's index and lengths.
@@ -287,6 +300,29 @@ func (s *Store) SetState(ctx context.Context, id chat.ID, state []byte) error {
 		return fmt.Errorf("redisstore: keeping the state of chat %s: %w", id, err)
 	}
 	return nil
+}
+
+// TakeState implements chat.Store: one script reads and removes the state, and Redis runs no
+// other command between a script's own.
+func (s *Store) TakeState(ctx context.Context, id chat.ID) ([]byte, error) {
+	if err := chat.Check(ctx, id); err != nil {
+		return nil, err
+	}
+	k := s.keysOf(id)
+	v, err := s.takeScript.Run(ctx, s.rdb, []string{k.state, k.index, k.lengths}, k.member).Result()
+	if err != nil {
+		return nil, fmt.Errorf("redisstore: taking the state of chat %s: %w", id, err)
+	}
+	switch v := v.(type) {
+	case string:
+		return []byte(v), nil
+	case int64:
+		if v < 0 {
+			return nil, chat.NotFound(id)
+		}
+		return nil, nil
+	}
+	return nil, fmt.Errorf("redisstore: taking the state of chat %s: the script answered %T", id, v)
 }
 
 var _ chat.Store = (*Store)(nil)

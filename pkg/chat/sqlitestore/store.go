@@ -287,4 +287,45 @@ func (s *Store) SetState(ctx context.Context, id chat.ID, state []byte) error {
 	return nil
 }
 
+// TakeState implements chat.Store: the state is read and removed in one transaction, which
+// takes the file's write lock when it begins, so that Stores of other processes wait for it.
+func (s *Store) TakeState(ctx context.Context, id chat.ID) ([]byte, error) {
+	if err := chat.Check(ctx, id); err != nil {
+		return nil, err
+	}
+	var state []byte
+	err := s.write(ctx, func() (err error) {
+		state, err = s.takeState(ctx, id)
+		return err
+	})
+	if errors.Is(err, chat.ErrNotFound) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sqlitestore: taking the state of chat %s: %w", id, err)
+	}
+	return state, nil
+}
+
+func (s *Store) takeState(ctx context.Context, id chat.ID) ([]byte, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	var state []byte
+	err = tx.QueryRowContext(ctx, `SELECT state FROM chats WHERE tenant = ? AND user = ? AND chat = ?`,
+		id.Tenant, id.User, id.Chat).Scan(&state)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, chat.NotFound(id)
+	}
+	if err != nil || state == nil {
+		return nil, err
+	}
+	if _, err := tx.ExecContext(ctx, touch+`state = NULL`, id.Tenant, id.User, id.Chat, time.Now().UnixNano(), 0, nil); err != nil {
+		return nil, err
+	}
+	return state, tx.Commit()
+}
+
 var _ chat.Store = (*Store)(nil)
