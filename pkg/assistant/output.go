@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/cadrehq/cadre/internal/jsonfind"
 	"github.com/cadrehq/cadre/pkg/callback"
 	"github.com/tmc/langchaingo/llms"
 )
@@ -156,16 +157,22 @@ func (r *run[O]) validate(ctx context.Context, out O) error {
 
 // jsonCandidates yields the JSON values in a model's answer, most likely first: the whole
 // answer, the fenced code blocks that hold JSON, then each object or array in the surrounding
-// prose (a citation like "[1]" may come before the answer).
+// prose (a citation like "[1]" may come before the answer), found in time linear in the
+// answer's length (see jsonfind). Within a whole answer that is an object or an array, the
+// values it holds are candidates too: an answer may wrap the one meant.
 func jsonCandidates(text string) iter.Seq[string] {
 	return func(yield func(string) bool) {
 		s := strings.TrimSpace(text)
 		if s == "" {
 			return
 		}
+		prose := s
 		if json.Valid([]byte(s)) {
 			if !yield(s) {
 				return
+			}
+			if s[0] == '{' || s[0] == '[' {
+				prose = s[1:]
 			}
 		}
 		for rest := s; ; {
@@ -193,16 +200,9 @@ func jsonCandidates(text string) iter.Seq[string] {
 			}
 			rest = body[end+3:]
 		}
-		for i := 0; i < len(s); i++ {
-			if s[i] != '{' && s[i] != '[' {
-				continue
-			}
-			var raw json.RawMessage
-			if json.NewDecoder(strings.NewReader(s[i:])).Decode(&raw) == nil && len(raw) < len(s) {
-				if !yield(string(raw)) {
-					return
-				}
-				i += len(raw) - 1
+		for v := range jsonfind.Values(prose) {
+			if !yield(v) {
+				return
 			}
 		}
 	}

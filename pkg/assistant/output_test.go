@@ -42,6 +42,10 @@ func TestOutputFoundInAnswer(t *testing.T) {
 		{"prose with braces before the JSON", "Using {city} as the key: " + oslo},
 		// Models cite their sources as [1]: the first JSON value in the prose is not the answer.
 		{"prose with a citation before the JSON", "Oslo is the largest city [1]. " + oslo},
+		// Found in time linear in the answer: decoding from each opener would read the rest
+		// of the answer from each of them (internal/jsonfind counts the bytes read).
+		{"after 2 MB of unclosed arrays", strings.Repeat("[", 2<<20) + " " + oslo},
+		{"after 2 MB of objects cut short", strings.Repeat(`{"a":`, 2<<20/5) + " " + oslo},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
