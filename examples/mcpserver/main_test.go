@@ -163,6 +163,34 @@ func exercise(t *testing.T, c *client.Client) {
 	}
 }
 
+// plan_trip's schema carries the limits of its days, and a call outside them is refused with
+// a message that names the limit, before any model is asked.
+func TestPlanTripDaysWithinLimits(t *testing.T) {
+	t.Parallel()
+	c := inProcess(t, "")
+	tools, err := c.ListTools(testContext(t), mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var days map[string]any
+	for _, tl := range tools.Tools {
+		if tl.Name == "plan_trip" {
+			days, _ = tl.InputSchema.Properties["days"].(map[string]any)
+		}
+	}
+	if days["minimum"] != 1.0 || days["maximum"] != 30.0 || days["description"] != "How many days" {
+		t.Errorf("plan_trip's days = %v, want minimum 1, maximum 30 and the description alone", days)
+	}
+	for args, want := range map[string]string{
+		`{"city":"Kyoto","days":45}`: "maximum",
+		`{"city":"Kyoto","days":-2}`: "minimum",
+	} {
+		if res := callTool(t, c, "plan_trip", args); !res.IsError || !strings.Contains(text(res), want) {
+			t.Errorf("plan_trip %s: isError %v, %q; want it refused, naming the %s", args, res.IsError, text(res), want)
+		}
+	}
+}
+
 func TestOffline(t *testing.T) {
 	t.Parallel()
 	exercise(t, inProcess(t, ""))

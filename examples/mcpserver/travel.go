@@ -35,7 +35,7 @@ type PhrasebookIn struct {
 // TripRequest is what the plan_trip tool (the planner wrapped as a tool) takes.
 type TripRequest struct {
 	City string `json:"city" jsonschema:"description=Where the trip goes"`
-	Days int    `json:"days" jsonschema_description:"How many days,minimum=1,maximum=30"`
+	Days int    `json:"days" jsonschema:"description=How many days,minimum=1,maximum=30"`
 }
 
 // Plan is the planner's answer.

@@ -2,9 +2,12 @@ package doccheck_test
 
 import (
 	"context"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -89,5 +92,47 @@ func repoRoot(t *testing.T) string {
 			t.Fatal("no go.mod above the test's directory")
 		}
 		dir = parent
+	}
+}
+
+// schemaKeyword is a keyword of invopop/jsonschema's `jsonschema` tag written into a
+// `jsonschema_description` tag, whose whole text is the description: the limit would be
+// shown to the model as prose and never enforced.
+var schemaKeyword = regexp.MustCompile(`jsonschema_description:"[^"]*\b(minimum|maximum|exclusiveMinimum|exclusiveMaximum|minLength|maxLength|minItems|maxItems|uniqueItems|pattern|format|enum|default|example|multipleOf|const|title|required|nullable)=`)
+
+// TestNoSchemaKeywordsInDescriptions looks through every Go and Markdown file of the
+// repository for a schema keyword inside a jsonschema_description tag: a mistake that
+// compiles and looks right, and lets values outside the limits through.
+func TestNoSchemaKeywordsInDescriptions(t *testing.T) {
+	root := repoRoot(t)
+	files := 0
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".")) && path != root {
+			return filepath.SkipDir
+		}
+		if ext := filepath.Ext(path); d.IsDir() || ext != ".go" && ext != ".md" {
+			return nil
+		}
+		files++
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			if m := schemaKeyword.FindStringSubmatch(line); m != nil {
+				rel, _ := filepath.Rel(root, path)
+				t.Errorf("%s:%d: %q is in a jsonschema_description tag, where it is only text: put it in the jsonschema tag (jsonschema:\"description=...,%s=...\")", rel, i+1, m[1]+"=", m[1])
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files < 50 {
+		t.Fatalf("only %d Go and Markdown files found under %s: is the repository's root right?", files, root)
 	}
 }
