@@ -153,8 +153,11 @@ func (p *Paused) same(q *Paused) bool {
 // resume continues p: it rebuilds the run, answers the paused turn, and goes on.
 func (p *plan[O]) resume(ctx context.Context, paused *Paused, decisions map[string]Decision) (*Result[O], error) {
 	msgs, err := chat.UnmarshalMessages(paused.Messages)
+	if err == nil && (paused.First < 0 || paused.First >= len(msgs)) {
+		err = fmt.Errorf("its user's turn is at %d, out of its %d messages", paused.First, len(msgs))
+	}
 	if err == nil {
-		err = paused.check(len(msgs))
+		err = paused.check()
 	}
 	if err != nil {
 		return nil, fmt.Errorf("assistant %q: the paused state is damaged: %w", p.name, err)
@@ -200,11 +203,8 @@ func (p *plan[O]) resume(ctx context.Context, paused *Paused, decisions map[stri
 }
 
 // check reports what makes a paused state one that cannot be resumed, in it or in the states
-// of the delegated runs it holds; msgs is the number of its messages.
-func (p *Paused) check(msgs int) error {
-	if p.First < 0 || p.First >= msgs {
-		return fmt.Errorf("its user's turn is at %d, out of its %d messages", p.First, msgs)
-	}
+// of the delegated runs it holds (their messages are read when they resume).
+func (p *Paused) check() error {
 	if !p.Usage.AddsUp() {
 		return fmt.Errorf("assistant %q: its usage by agent and by model does not add up to its total", p.Assistant)
 	}
@@ -215,11 +215,7 @@ func (p *Paused) check(msgs int) error {
 			if c.Nested == nil {
 				return fmt.Errorf("call %q: a paused delegated run without its state", c.ID)
 			}
-			n, err := chat.UnmarshalMessages(c.Nested.Messages)
-			if err == nil {
-				err = c.Nested.check(len(n))
-			}
-			if err != nil {
+			if err := c.Nested.check(); err != nil {
 				return fmt.Errorf("call %q: %w", c.ID, err)
 			}
 		default:
