@@ -3,7 +3,6 @@ package assistant
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -11,7 +10,6 @@ import (
 	"github.com/cadrehq/cadre/pkg/callback"
 	"github.com/cadrehq/cadre/pkg/chat"
 	"github.com/cadrehq/cadre/pkg/usage"
-	"github.com/tmc/langchaingo/llms"
 )
 
 // Approver decides whether a tool call may run: a person, usually, asked through a program.
@@ -30,9 +28,9 @@ func (f ApproverFunc) Approve(ctx context.Context, call ToolCall) (Decision, err
 	return f(ctx, call)
 }
 
-// ToolCall is a tool call that waits for a decision.
+// ToolCall is a model's call of a tool, as an Approver and a tool-call Middleware see it.
 type ToolCall struct {
-	RunID     string // the run that made it, for Approve ("" when the run has no event handler or stream, and in Paused.Waiting)
+	RunID     string // the run that made it ("" when the run has no event handler or stream, and in Paused.Waiting)
 	Assistant string
 	ID        string // the model's id for the call: decisions are given by it
 	Tool      string
@@ -73,7 +71,7 @@ func WithApproval(a Approver, tools ...string) Option {
 }
 
 func (p *plan[O]) needsApproval(tool string) bool {
-	return p.approver != nil && (len(p.approvalTools) == 0 || slices.Contains(p.approvalTools, tool))
+	return p.cfg.approver != nil && (len(p.cfg.approvalTools) == 0 || slices.Contains(p.cfg.approvalTools, tool))
 }
 
 // Call states in a paused turn.
@@ -128,9 +126,6 @@ func (p *Paused) Waiting() []ToolCall {
 	return out
 }
 
-// errPaused ends a run's loop to pause it.
-var errPaused = errors.New("paused")
-
 // pendingError is what a delegated run that paused returns to its caller's tool call.
 type pendingError struct{ paused *Paused }
 
@@ -146,119 +141,34 @@ func denial(reason string) string {
 	return "denied: a person did not allow this call: " + reason
 }
 
-// approve asks the approver about the turn's calls that need it, before any runs. Denied calls
-// get their result and leave todo; approve returns how many. When a call is pending, the
-// turn's pause is returned.
-func (r *run[O]) approve(ctx context.Context, calls []llms.ToolCall, todo []int, results []string) ([]int, int, []PausedCall, error) {
-	states := make([]string, len(calls))
-	reasons := make([]string, len(calls))
-	waiting := false
-	for _, i := range todo {
-		c := calls[i]
-		if !r.p.needsApproval(c.FunctionCall.Name) {
-			states[i] = callQueued
-			continue
-		}
-		d, err := r.p.approver.Approve(ctx, ToolCall{RunID: r.state.id, Assistant: r.p.name, ID: c.ID, Tool: c.FunctionCall.Name, Arguments: c.FunctionCall.Arguments})
-		if err != nil {
-			return todo, 0, nil, fmt.Errorf("assistant %q: approving a call of %q: %w", r.p.name, c.FunctionCall.Name, err)
-		}
-		switch d.Verdict {
-		case VerdictApprove:
-			states[i] = callApproved
-		case VerdictDeny:
-			states[i], reasons[i] = callDenied, d.Reason
-		case VerdictPending:
-			states[i], waiting = callWaiting, true
-		default:
-			return todo, 0, nil, fmt.Errorf("assistant %q: the approver gave no verdict for a call of %q (use Approved, Denied or Pending)", r.p.name, c.FunctionCall.Name)
-		}
-	}
-	if waiting {
-		pause := make([]PausedCall, len(calls))
-		for i, c := range calls {
-			pause[i] = PausedCall{ID: c.ID, Tool: c.FunctionCall.Name, Arguments: c.FunctionCall.Arguments, State: states[i], Reason: reasons[i]}
-			if states[i] == "" { // answered already (a skipped final_result)
-				pause[i].State, pause[i].Result = callDone, results[i]
-			}
-		}
-		return nil, 0, pause, nil
-	}
-	run, denied := todo[:0:0], 0
-	for _, i := range todo {
-		if states[i] == callDenied {
-			results[i], denied = denial(reasons[i]), denied+1
-			continue
-		}
-		run = append(run, i)
-	}
-	return run, denied, nil, nil
-}
-
-// nestedPause returns the turn's pause when delegated runs paused while it ran.
-func (r *run[O]) nestedPause(calls []llms.ToolCall, results []string) []PausedCall {
-	r.nestedMu.Lock()
-	defer r.nestedMu.Unlock()
-	if len(r.nested) == 0 {
-		return nil
-	}
-	pause := make([]PausedCall, len(calls))
-	for i, c := range calls {
-		pause[i] = PausedCall{ID: c.ID, Tool: c.FunctionCall.Name, Arguments: c.FunctionCall.Arguments, State: callDone, Result: results[i]}
-		if p, ok := r.nested[c.ID]; ok {
-			pause[i].State, pause[i].Result, pause[i].Nested = callNested, "", p
-		}
-	}
-	r.nested = nil
-	return pause
-}
-
-// noteNested keeps the state of a delegated run that paused in a call of this run.
-func (r *run[O]) noteNested(id string, p *Paused) {
-	r.nestedMu.Lock()
-	defer r.nestedMu.Unlock()
-	if r.nested == nil {
-		r.nested = map[string]*Paused{}
-	}
-	r.nested[id] = p
-}
-
 // failPause ends a run that could not pause with err, its paused turn's calls answered so
 // that its messages stay a conversation providers accept.
 func (r *run[O]) failPause(ctx context.Context, err error) (*Result[O], error) {
-	calls := make([]llms.ToolCall, len(r.paused))
-	results := make([]string, len(r.paused))
-	for i, c := range r.paused {
-		calls[i] = llms.ToolCall{ID: c.ID, Type: "function", FunctionCall: &llms.FunctionCall{Name: c.Tool, Arguments: c.Arguments}}
-		results[i] = "not run: the run ended"
-		if c.State == callDone {
-			results[i] = c.Result
-		}
-	}
-	r.appendResults(calls, results)
+	r.turn.answerRest("not run: the run ended")
+	r.appendResults(r.turn)
 	return r.fail(ctx, err)
 }
 
-// pause ends the run waiting for decisions: its Result has Stop = StopPending and Paused. In
-// a chat kept by a store, the paused state is kept with the chat.
+// pause ends the run waiting for decisions on its turn: its Result has Stop = StopPending and
+// Paused. In a chat kept by a store, the paused state is kept with the chat.
 func (r *run[O]) pause(ctx context.Context) (*Result[O], error) {
 	msgs, err := chat.MarshalMessages(r.msgs)
 	if err != nil {
 		return r.failPause(ctx, fmt.Errorf("assistant %q: keeping the paused run: %w", r.p.name, err))
 	}
-	p := &Paused{Assistant: r.p.name, Messages: msgs, First: r.first, Calls: r.paused,
+	p := &Paused{Assistant: r.p.name, Messages: msgs, First: r.first, Calls: r.turn.paused(),
 		Usage: r.state.account.Report(), Model: r.res.Model, Failures: len(r.failures)}
-	if r.inChat {
-		id := r.chatID
+	if r.chat.on {
+		id := r.chat.id
 		p.Chat = &id
 		b, err := json.Marshal(p)
 		if err == nil {
-			err = r.p.store.SetState(context.WithoutCancel(ctx), id, b)
+			err = r.p.cfg.store.SetState(context.WithoutCancel(ctx), id, b)
 		}
 		if err != nil {
 			return r.failPause(ctx, fmt.Errorf("assistant %q: keeping the paused run with chat %s: %w", r.p.name, id, err))
 		}
-		r.saved = true // the messages are kept in the state until the run ends
+		r.chat.saved = true // the messages are kept in the state until the run ends
 	}
 	r.res.Stop, r.res.Paused = StopPending, p
 	r.res.Messages = r.msgs[r.first:len(r.msgs):len(r.msgs)]

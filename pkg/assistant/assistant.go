@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/cadrehq/cadre/pkg/callback"
-	"github.com/cadrehq/cadre/pkg/chat"
 	"github.com/cadrehq/cadre/pkg/model"
 	"github.com/cadrehq/cadre/pkg/usage"
 )
@@ -41,7 +40,7 @@ func New[O any](name string, opts ...Option) *Assistant[O] {
 		}
 	}
 	a.description = a.cfg.description
-	p, err := newPlan[O](name, &a.cfg, nil)
+	p, err := newPlan[O](name, a.cfg, nil)
 	if err != nil {
 		panic("assistant.New: " + err.Error())
 	}
@@ -63,12 +62,9 @@ func (a *Assistant[O]) Description() string { return a.description }
 // after the correction, *ModelStopError when the model stops at its token limit or refuses, the
 // model's error (see model.ProviderError), or the context's error when ctx is done.
 func (a *Assistant[O]) Run(ctx context.Context, in Input) (*Result[O], error) {
-	p := a.plan
-	if len(in.Options) > 0 {
-		var err error
-		if p, err = a.planFor(in.Options); err != nil {
-			return nil, err
-		}
+	p, err := a.planFor(in.Options)
+	if err != nil {
+		return nil, err
 	}
 	return p.run(ctx, in)
 }
@@ -82,58 +78,34 @@ func (a *Assistant[O]) Call(ctx context.Context, in Input) (*Response, error) {
 	return &res.Response, err
 }
 
-// planFor prepares a plan for a run with options of its own.
+// planFor returns the plan of a run with opts: the assistant's own plan without options, or
+// one prepared for the run from a copy of the assistant's configuration with opts applied.
+// Only two options differ per run: the instructions and the description cannot change, and
+// limits merge with the assistant's field by field.
 func (a *Assistant[O]) planFor(opts []Option) (*plan[O], error) {
-	var run config
+	if len(opts) == 0 {
+		return a.plan, nil
+	}
+	cfg := a.cfg // options append to copies of its slices and maps (see each option)
+	cfg.instructionsSet, cfg.descriptionSet, cfg.limits = false, false, nil
 	for _, o := range opts {
 		if o != nil {
-			o(&run)
+			o(&cfg)
 		}
 	}
 	switch {
-	case run.instructionsSet:
+	case cfg.instructionsSet:
 		return nil, fmt.Errorf("assistant %q: WithInstructions cannot be given for one run: the instructions are fixed by New; use template vars (Input.Vars) to vary them", a.name)
-	case run.descriptionSet:
+	case cfg.descriptionSet:
 		return nil, fmt.Errorf("assistant %q: WithDescription cannot be given for one run: the description is fixed by New", a.name)
 	}
-	merged := a.cfg
-	if run.llm != nil || run.resolver != nil {
-		merged.llm, merged.resolver = run.llm, run.resolver
+	cfg.instructions, cfg.description = a.cfg.instructions, a.cfg.description
+	if cfg.limits != nil {
+		cfg.limits = mergeLimits(a.cfg.limits, *cfg.limits)
+	} else {
+		cfg.limits = a.cfg.limits
 	}
-	merged.tools = append(merged.tools[:len(merged.tools):len(merged.tools)], run.tools...)
-	if run.vars != nil {
-		WithVars(run.vars)(&merged)
-	}
-	if run.modeSet {
-		merged.mode = run.mode
-	}
-	merged.validators = append(merged.validators[:len(merged.validators):len(merged.validators)], run.validators...)
-	merged.callOptions = append(merged.callOptions[:len(merged.callOptions):len(merged.callOptions)], run.callOptions...)
-	merged.handlers = append(merged.handlers[:len(merged.handlers):len(merged.handlers)], run.handlers...)
-	if run.limits != nil {
-		merged.limits = mergeLimits(a.cfg.limits, *run.limits)
-	}
-	if run.maxParallel > 0 {
-		merged.maxParallel = run.maxParallel
-	}
-	if run.maxResultBytes > 0 {
-		merged.maxResultBytes = run.maxResultBytes
-	}
-	if run.maxDepth > 0 {
-		merged.maxDepth = run.maxDepth
-	}
-	merged.finalOnLimit = merged.finalOnLimit || run.finalOnLimit
-	if run.store != nil {
-		merged.store = run.store
-	}
-	if run.window != (chat.Window{}) {
-		merged.window = run.window
-	}
-	merged.stream = joinStreamFuncs(merged.stream, run.stream)
-	if run.approver != nil {
-		merged.approver, merged.approvalTools = run.approver, run.approvalTools
-	}
-	p, err := newPlan[O](a.name, &merged, a.plan)
+	p, err := newPlan[O](a.name, cfg, a.plan)
 	if err != nil {
 		return nil, fmt.Errorf("assistant %q: run options: %w", a.name, err)
 	}
@@ -146,6 +118,7 @@ type runState struct {
 	account *usage.Account
 	handler callback.Handler
 	stream  StreamFunc
+	mw      chain // the middleware of its callers, then its own
 	depth   int   // 0 for a top run
 	tree    *tree // shared by every run of the tree
 }
@@ -168,10 +141,10 @@ func (p *plan[O]) resolve(ctx context.Context) ([]model.Model, error) {
 	if p.chain != nil {
 		return p.chain, nil
 	}
-	if p.resolver == nil {
+	if p.cfg.resolver == nil {
 		return nil, fmt.Errorf("assistant %q: %w", p.name, ErrNoModel)
 	}
-	chain, err := p.resolver.Resolve(ctx, p.name)
+	chain, err := p.cfg.resolver.Resolve(ctx, p.name)
 	if err != nil {
 		return nil, fmt.Errorf("assistant %q: resolving its model: %w", p.name, err)
 	}

@@ -35,34 +35,34 @@ const saveTimeout = 10 * time.Second
 // keeps chats, and notes the chat for saveChat.
 func (r *run[O]) loadChat(ctx context.Context) ([]llms.MessageContent, error) {
 	id, ok := chat.IDFrom(ctx)
-	if !ok || r.p.store == nil {
+	if !ok || r.p.cfg.store == nil {
 		return nil, nil
 	}
-	msgs, err := r.p.store.Load(ctx, id)
+	msgs, err := r.p.cfg.store.Load(ctx, id)
 	if err != nil && !errors.Is(err, chat.ErrNotFound) {
 		return nil, fmt.Errorf("assistant %q: loading chat %s: %w", r.p.name, id, err)
 	}
-	state, err := r.p.store.State(ctx, id)
+	state, err := r.p.cfg.store.State(ctx, id)
 	if err != nil && !errors.Is(err, chat.ErrNotFound) {
 		return nil, fmt.Errorf("assistant %q: loading chat %s: %w", r.p.name, id, err)
 	}
 	if len(state) > 0 {
 		return nil, fmt.Errorf("assistant %q: chat %s has a run waiting for a person's decision: Resume it first (Resume(ctx, nil, decisions))", r.p.name, id)
 	}
-	r.chatID, r.inChat = id, true
-	return r.p.window.Apply(msgs), nil
+	r.chat.id, r.chat.on = id, true
+	return r.p.cfg.window.Apply(msgs), nil
 }
 
 // saveChat appends the run's messages to its chat, once, even when the run's context is done.
 func (r *run[O]) saveChat(ctx context.Context) error {
-	if !r.inChat || r.saved || len(r.msgs) <= r.first {
+	if !r.chat.on || r.chat.saved || len(r.msgs) <= r.first {
 		return nil
 	}
-	r.saved = true
+	r.chat.saved = true
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), saveTimeout)
 	defer cancel()
-	if err := r.p.store.Append(ctx, r.chatID, r.msgs[r.first:]); err != nil {
-		return fmt.Errorf("assistant %q: saving the run to chat %s: %w", r.p.name, r.chatID, err)
+	if err := r.p.cfg.store.Append(ctx, r.chat.id, r.msgs[r.first:]); err != nil {
+		return fmt.Errorf("assistant %q: saving the run to chat %s: %w", r.p.name, r.chat.id, err)
 	}
 	return nil
 }

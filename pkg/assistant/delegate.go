@@ -133,11 +133,9 @@ func (t *agentTool[I, O]) Call(ctx context.Context, args json.RawMessage) (strin
 // resume continues the delegated run that paused, with the decisions of its subtree. The
 // caller carried the paused run's usage: the resumed run adopts it (see plan.resume).
 func (t *agentTool[I, O]) resume(ctx context.Context, resume *resumeInfo) (*Result[O], error) {
-	rs, ok := t.r.(interface {
-		Resume(context.Context, *Paused, map[string]Decision, ...Option) (*Result[O], error)
-	})
+	rs, ok := t.r.(Resumer[O])
 	if !ok {
-		return nil, fmt.Errorf("%s cannot be resumed: only an *assistant.Assistant can", t.r.Name())
+		return nil, fmt.Errorf("%s paused, but cannot be resumed: it is not an assistant.Resumer", t.r.Name())
 	}
 	// Only the decisions of this run's subtree: a sibling's are not its to check.
 	own := map[string]Decision{}

@@ -19,8 +19,9 @@ import (
 // so).
 type Option func(*config)
 
-// config is what options set. A field that is set per run replaces or adds to the
-// assistant's (see each option).
+// config is what options set. A run with options of its own applies them to a copy of the
+// assistant's config, so an option must never modify a slice or map it finds there: it appends
+// to a copy (s[:len(s):len(s)]) or makes a new one.
 type config struct {
 	instructions    string
 	instructionsSet bool
@@ -50,6 +51,8 @@ type config struct {
 
 	approver      Approver
 	approvalTools []string
+
+	middleware []Middleware
 }
 
 // WithInstructions sets the system prompt: a text/template rendered with the vars

@@ -15,16 +15,16 @@ import (
 
 // textAnswer takes a text answer: done when it parses into O, otherwise the one correction
 // (a user message quoting the error) or, the second time, an *OutputError.
-func (r *run[O]) textAnswer(ctx context.Context, text string) (bool, error) {
+func (r *run[O]) textAnswer(ctx context.Context, text string) (outcome, error) {
 	err := r.parse(ctx, text)
 	if err == nil {
-		return true, nil
+		return done, nil
 	}
 	if err := r.failed(ctx, text, err); err != nil {
-		return false, err
+		return goOn, err
 	}
 	r.msgs = append(r.msgs, llms.MessageContent{Role: llms.ChatMessageTypeHuman, Parts: []llms.ContentPart{llms.TextContent{Text: r.correction(err)}}})
-	return false, nil
+	return goOn, nil
 }
 
 // failed notes an answer that could not be used and returns the *OutputError when it was

@@ -12,84 +12,50 @@ import (
 	"text/template/parse"
 
 	"github.com/cadrehq/cadre/pkg/callback"
-	"github.com/cadrehq/cadre/pkg/chat"
 	"github.com/cadrehq/cadre/pkg/model"
 	"github.com/cadrehq/cadre/pkg/schema"
 	"github.com/cadrehq/cadre/pkg/tool"
-	"github.com/cadrehq/cadre/pkg/usage"
 	"github.com/tmc/langchaingo/llms"
 )
 
 // plan is everything a run needs that does not depend on the run's data, prepared once per
-// assistant (and once per run that has options of its own).
+// assistant (and once per run that has options of its own): the resolved configuration, and
+// what is made of it.
 type plan[O any] struct {
 	name string
+	cfg  config // with the defaults in place of unset fields
 
 	instructions *template.Template     // nil when the instructions have no template actions
 	static       string                 // the instructions, when they have no actions
 	system       [3]llms.MessageContent // by OutputMode, when the instructions have no actions
 	systemOnce   [3]sync.Once
-	vars         map[string]any
 
-	chain    []model.Model // fixed by WithModel; nil with a resolver
-	resolver model.Resolver
-	reqOpts  []llms.CallOption // for chain[0] in its mode; nil with a resolver
+	chain   []model.Model     // fixed by WithModel; nil with a resolver
+	reqOpts []llms.CallOption // for chain[0] in its mode; nil with a resolver
 
-	tools *toolTable
-	out   *output
-	mode  OutputMode
-
-	validators  []func(context.Context, O) error
-	callOptions []llms.CallOption
-	handler     callback.Handler
-	limits      *usage.Limits
-
-	maxParallel    int
-	maxResultBytes int
-	maxDepth       int
-	finalOnLimit   bool
-
-	store  chat.Store
-	window chat.Window
-	stream StreamFunc
-
-	approver      Approver
-	approvalTools []string
+	tools      *toolTable
+	out        *output
+	validators []func(context.Context, O) error
+	handler    callback.Handler
 }
 
 // newPlan prepares a plan from cfg. base, when given, is the assistant's own plan: what only
 // depends on O is taken from it, and so are the tools when no tool was added.
-func newPlan[O any](name string, cfg *config, base *plan[O]) (*plan[O], error) {
-	p := &plan[O]{
-		name:           name,
-		vars:           cfg.vars,
-		resolver:       cfg.resolver,
-		mode:           cfg.mode,
-		callOptions:    cfg.callOptions,
-		handler:        callback.Multi(cfg.handlers...),
-		limits:         cfg.limits,
-		maxParallel:    cfg.maxParallel,
-		maxResultBytes: cfg.maxResultBytes,
-		maxDepth:       cfg.maxDepth,
-		finalOnLimit:   cfg.finalOnLimit,
-		store:          cfg.store,
-		window:         cfg.window,
-		stream:         cfg.stream,
-		approver:       cfg.approver,
-		approvalTools:  cfg.approvalTools,
+func newPlan[O any](name string, cfg config, base *plan[O]) (*plan[O], error) {
+	if cfg.mode < OutputAuto || cfg.mode > OutputPrompted {
+		return nil, fmt.Errorf("output mode %d is not one of OutputAuto, OutputTool, OutputPrompted", cfg.mode)
 	}
-	if p.maxDepth == 0 {
-		p.maxDepth = defaultMaxDepth
+	for _, d := range []struct {
+		v   *int
+		def int
+	}{
+		{&cfg.maxDepth, defaultMaxDepth}, {&cfg.maxParallel, defaultMaxParallel}, {&cfg.maxResultBytes, defaultMaxResultBytes},
+	} {
+		if *d.v == 0 {
+			*d.v = d.def
+		}
 	}
-	if p.mode < OutputAuto || p.mode > OutputPrompted {
-		return nil, fmt.Errorf("output mode %d is not one of OutputAuto, OutputTool, OutputPrompted", p.mode)
-	}
-	if p.maxParallel == 0 {
-		p.maxParallel = defaultMaxParallel
-	}
-	if p.maxResultBytes == 0 {
-		p.maxResultBytes = defaultMaxResultBytes
-	}
+	p := &plan[O]{name: name, cfg: cfg, handler: callback.Multi(cfg.handlers...)}
 	var err error
 	if base != nil {
 		p.instructions, p.static, p.out = base.instructions, base.static, base.out
@@ -164,7 +130,7 @@ func (p *plan[O]) modeFor(m model.Model) (OutputMode, error) {
 		if len(p.tools.list) > 0 {
 			return 0, fmt.Errorf("assistant %q: model %q cannot take tools, and the assistant has %d: use a model with tool support", p.name, m.Name, len(p.tools.list))
 		}
-		if p.mode == OutputTool && !p.out.text {
+		if p.cfg.mode == OutputTool && !p.out.text {
 			return 0, fmt.Errorf("assistant %q: model %q cannot take tools, so OutputTool cannot work: use OutputAuto or OutputPrompted", p.name, m.Name)
 		}
 	}
@@ -172,8 +138,8 @@ func (p *plan[O]) modeFor(m model.Model) (OutputMode, error) {
 		return OutputPrompted, nil // no output tool; nothing is prompted either
 	}
 	switch {
-	case p.mode != OutputAuto:
-		return p.mode, nil
+	case p.cfg.mode != OutputAuto:
+		return p.cfg.mode, nil
 	case m.NoTools:
 		return OutputPrompted, nil
 	}
@@ -183,8 +149,8 @@ func (p *plan[O]) modeFor(m model.Model) (OutputMode, error) {
 // requestOptions are the call options of every request to m: the assistant's call options,
 // then its tools (with final_result in tool mode).
 func (p *plan[O]) requestOptions(m model.Model, mode OutputMode) ([]llms.CallOption, error) {
-	opts := make([]llms.CallOption, 0, len(p.callOptions)+1)
-	opts = append(opts, p.callOptions...)
+	opts := make([]llms.CallOption, 0, len(p.cfg.callOptions)+1)
+	opts = append(opts, p.cfg.callOptions...)
 	defs := make([]llms.Tool, 0, len(p.tools.list)+1)
 	for _, e := range p.tools.list {
 		params, err := m.ToolParameters(e.tool.Schema())
@@ -242,10 +208,10 @@ func systemText(text string) llms.MessageContent {
 func (p *plan[O]) systemPrompt(vars map[string]any, mode OutputMode) (string, error) {
 	text := p.static
 	if p.instructions != nil {
-		data := p.vars
+		data := p.cfg.vars
 		if len(vars) > 0 {
-			data = make(map[string]any, len(p.vars)+len(vars))
-			for k, v := range p.vars {
+			data = make(map[string]any, len(p.cfg.vars)+len(vars))
+			for k, v := range p.cfg.vars {
 				data[k] = v
 			}
 			for k, v := range vars {

@@ -9,9 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cadrehq/cadre/pkg/callback"
 	"github.com/cadrehq/cadre/pkg/chat"
-	"github.com/tmc/langchaingo/llms"
 )
 
 // resumeInfo is what a delegated run's tool call needs to resume it instead of starting it.
@@ -37,6 +35,16 @@ func resumeFrom(ctx context.Context) *resumeInfo {
 	}
 	return info
 }
+
+// Resumer is a Runner that continues its paused runs: *Assistant[O] is one. AsTool resumes a
+// delegated run that paused through it, so that a hand-written Runner that pauses can be
+// resumed too.
+type Resumer[O any] interface {
+	Runner[O]
+	Resume(ctx context.Context, p *Paused, decisions map[string]Decision, opts ...Option) (*Result[O], error)
+}
+
+var _ Resumer[string] = (*Assistant[string])(nil)
 
 // Resume continues a paused run (Response.Paused of a run that ended with StopPending) with
 // decisions on its waiting calls, by call ID — the calls of runs it delegated to included (see
@@ -80,12 +88,9 @@ func (a *Assistant[O]) Resume(ctx context.Context, p *Paused, decisions map[stri
 			return nil, fmt.Errorf("assistant %q: the decision for call %q has no verdict (use Approved, Denied or Pending)", a.name, id)
 		}
 	}
-	plan := a.plan
-	if len(opts) > 0 {
-		var err error
-		if plan, err = a.planFor(opts); err != nil {
-			return nil, err
-		}
+	plan, err := a.planFor(opts)
+	if err != nil {
+		return nil, err
 	}
 	return plan.resume(ctx, p, decisions)
 }
@@ -94,10 +99,10 @@ func (a *Assistant[O]) Resume(ctx context.Context, p *Paused, decisions map[stri
 // the decisions are checked (see plan.claim).
 func (a *Assistant[O]) pausedInChat(ctx context.Context) (*Paused, error) {
 	id, ok := chat.IDFrom(ctx)
-	if !ok || a.plan.store == nil {
+	if !ok || a.plan.cfg.store == nil {
 		return nil, fmt.Errorf("assistant %q: nothing to resume: give the paused state, or resume in the chat it paused in (with WithStore)", a.name)
 	}
-	b, err := a.plan.store.State(ctx, id)
+	b, err := a.plan.cfg.store.State(ctx, id)
 	if err != nil && !errors.Is(err, chat.ErrNotFound) {
 		return nil, fmt.Errorf("assistant %q: reading chat %s: %w", a.name, id, err)
 	}
@@ -116,10 +121,11 @@ func (a *Assistant[O]) pausedInChat(ctx context.Context) (*Paused, error) {
 // The state taken must be paused's: a state of a later pause of the chat is put back.
 func (p *plan[O]) claim(ctx context.Context, paused *Paused) error {
 	id := *paused.Chat
-	if p.store == nil {
+	store := p.cfg.store
+	if store == nil {
 		return fmt.Errorf("assistant %q: the paused run is kept with chat %s: resume it with an assistant that keeps chats in the same store (WithStore)", p.name, id)
 	}
-	b, err := p.store.TakeState(ctx, id)
+	b, err := store.TakeState(ctx, id)
 	if err != nil && !errors.Is(err, chat.ErrNotFound) {
 		return fmt.Errorf("assistant %q: taking the paused run from chat %s: %w", p.name, id, err)
 	}
@@ -128,7 +134,7 @@ func (p *plan[O]) claim(ctx context.Context, paused *Paused) error {
 	}
 	var kept Paused
 	if err := json.Unmarshal(b, &kept); err != nil || !kept.same(paused) {
-		if err := p.store.SetState(context.WithoutCancel(ctx), id, b); err != nil {
+		if err := store.SetState(context.WithoutCancel(ctx), id, b); err != nil {
 			return fmt.Errorf("assistant %q: chat %s holds another paused run, and putting it back failed: %w", p.name, id, err)
 		}
 		return fmt.Errorf("assistant %q: chat %s: %w: the chat holds another paused run than the one given (resume with Resume(ctx, nil, decisions) to take the chat's)", p.name, id, ErrNotPaused)
@@ -179,7 +185,7 @@ func (p *plan[O]) resume(ctx context.Context, paused *Paused, decisions map[stri
 	// this run's included, so that it is kept whether or not this run resumes.
 	info := resumeFrom(ctx)
 	adopted := info != nil && info.paused == paused
-	r := &run[O]{p: p, chain: chain, mode: mode, start: time.Now(), msgs: msgs, first: paused.First, sent: true}
+	r := &run[O]{p: p, chain: chain, mode: mode, start: time.Now(), msgs: msgs, first: paused.First, requested: true}
 	if ctx, err = r.open(ctx); err != nil {
 		return nil, err
 	}
@@ -189,17 +195,16 @@ func (p *plan[O]) resume(ctx context.Context, paused *Paused, decisions map[stri
 	} else {
 		r.state.account.Carry(paused.Usage)
 	}
-	if r.state.handler != nil {
-		r.emit(ctx, callback.Event{Kind: callback.RunStart})
-	}
 	r.res.Model = paused.Model
 	for range paused.Failures {
 		r.failures = append(r.failures, errors.New("an earlier answer could not be used"))
 	}
 	if paused.Chat != nil {
-		r.chatID, r.inChat = *paused.Chat, true // a new pause keeps a new state
+		r.chat.id, r.chat.on = *paused.Chat, true // a new pause keeps a new state
 	}
-	return r.resumeTurn(ctx, paused, decisions)
+	return r.around(ctx, RunInfo{Resumed: true}, func(ctx context.Context) (*Result[O], error) {
+		return r.resumeTurn(ctx, paused, decisions)
+	})
 }
 
 // check reports what makes a paused state one that cannot be resumed, in it or in the states
@@ -227,47 +232,11 @@ func (p *Paused) check() error {
 
 // resumeTurn answers the paused turn with the decisions, then goes on with the run.
 func (r *run[O]) resumeTurn(ctx context.Context, paused *Paused, decisions map[string]Decision) (*Result[O], error) {
-	calls := make([]llms.ToolCall, len(paused.Calls))
-	results := make([]string, len(paused.Calls))
-	states := slices.Clone(paused.Calls)
-	var todo []int
-	reserve, denied, undecided := 0, 0, false
-	r.resumes, r.decisions = map[string]*Paused{}, decisions
-	for i, c := range states {
-		calls[i] = llms.ToolCall{ID: c.ID, Type: "function", FunctionCall: &llms.FunctionCall{Name: c.Tool, Arguments: c.Arguments}}
-		if c.State == callWaiting {
-			switch d := decisions[c.ID]; d.Verdict {
-			case VerdictApprove:
-				states[i].State = callApproved
-			case VerdictDeny:
-				states[i].State, states[i].Reason = callDenied, d.Reason
-			default:
-				undecided = true
-			}
-		}
-		switch states[i].State {
-		case callDone:
-			results[i] = c.Result
-		case callDenied:
-			results[i], denied = denial(states[i].Reason), denied+1
-		case callApproved, callQueued:
-			todo, reserve = append(todo, i), reserve+1
-		case callNested:
-			r.resumes[c.ID] = c.Nested
-			todo = append(todo, i) // reserved when it first ran
-		}
-	}
-	if undecided {
-		r.paused = states
+	r.turn, r.decisions = resumedTurn(paused.Calls), decisions
+	if r.turn.decide(decisions) {
 		return r.pause(ctx)
 	}
 	ctx = r.treeContext(ctx)
-	_, err := r.runTurn(ctx, calls, todo, results, reserve, denied)
-	if errors.Is(err, errPaused) {
-		return r.pause(ctx)
-	}
-	if err != nil {
-		return r.fail(ctx, err)
-	}
-	return r.loop(ctx)
+	out, err := r.runCalls(ctx, r.turn)
+	return r.after(ctx, out, err)
 }

@@ -3,10 +3,11 @@ package assistant
 import (
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/cadrehq/cadre/pkg/callback"
@@ -16,41 +17,51 @@ import (
 	"github.com/tmc/langchaingo/llms"
 )
 
-// run is one run of an assistant: its state and, embedded, the Result it returns.
+// run is one run of an assistant: its state, grouped by what owns it, and, embedded, the
+// Result it returns.
 type run[O any] struct {
 	p        *plan[O]
 	state    runState // passed down to delegated runs through the context
 	parentID string
-	chain    []model.Model
-	opts     [][]llms.CallOption // per model of the chain, built on first use
-	mode     OutputMode
-	msgs     []llms.MessageContent
-	first    int  // index of the user's turn in msgs
-	sent     bool // a request was sent: errors come with the Result so far
-	strict   bool // the request answered last sent final_result in its strict form
-	last     bool // the budget is spent: this request is the last, without tools
-	fatalMu  sync.Mutex
-	fatal    error // a tool call's error that ends the run (see endsTree)
-	failures []error
-	raw      string // the last answer that could not be used
 	start    time.Time
 	res      Result[O]
+	ownTree  tree // the tree of a top run
 
-	ownTree tree // the tree of a top run
+	// The models: the chain, their call options (by model, made on first use), the output mode.
+	chain []model.Model
+	opts  [][]llms.CallOption
+	mode  OutputMode
+	turns bool // a tool-turn middleware wraps the run's turns
 
-	chatID chat.ID // the chat the run continues, when inChat
-	inChat bool
-	saved  bool // the run's messages were appended to its chat
+	// The conversation.
+	msgs      []llms.MessageContent
+	first     int  // the index of the user's turn in msgs
+	requested bool // a request was sent: errors come with the Result so far
+	final     bool // the budget is spent: this request is the last, and no tool runs
+	strict    bool // the request answered last sent final_result in its strict form
 
-	paused    []PausedCall // the turn the run pauses in
-	nestedMu  sync.Mutex
-	nested    map[string]*Paused // delegated runs that paused, by the call that ran them
-	resumes   map[string]*Paused // when resuming: the delegated runs to resume, by call
+	// The answers that could not be used, and the last of them as written.
+	failures []error
+	raw      string
+
+	chat chatSession
+
+	// The pause: the turn the run pauses in, or resumes, and the decisions it resumes with.
+	turn      *turn
 	decisions map[string]Decision
+
+	tools toolShare // what the goroutines of a turn's calls share
 
 	// Room for a short run's messages, allocated with the run.
 	msgBuf   [8]llms.MessageContent
 	userPart [1]llms.ContentPart
+}
+
+// chatSession is the chat a run continues, when it is in one.
+type chatSession struct {
+	id    chat.ID
+	on    bool // the run is in a chat kept by the assistant's store
+	saved bool // the run's messages were appended to it (or kept in its paused state)
 }
 
 // run runs the plan on in: render, then call the model, record its usage, run the tools it
@@ -94,10 +105,50 @@ func (p *plan[O]) run(ctx context.Context, in Input) (*Result[O], error) {
 	r.first = len(r.msgs)
 	r.userPart[0] = llms.TextContent{Text: in.Prompt}
 	r.msgs = append(r.msgs, llms.MessageContent{Role: llms.ChatMessageTypeHuman, Parts: r.userPart[:]})
+	return r.around(ctx, RunInfo{Prompt: in.Prompt}, r.loop)
+}
+
+// around starts the run: its RunStart event, then body inside the run middleware.
+func (r *run[O]) around(ctx context.Context, info RunInfo, body func(context.Context) (*Result[O], error)) (*Result[O], error) {
 	if r.state.handler != nil {
 		r.emit(ctx, callback.Event{Kind: callback.RunStart})
 	}
-	return r.loop(ctx)
+	if len(r.state.mw) == 0 {
+		return body(ctx)
+	}
+	r.turns = r.state.mw.has(wrapsTurns)
+	info.Assistant, info.RunID, info.ParentRunID, info.Depth = r.p.name, r.state.id, r.parentID, r.state.depth
+	var res *Result[O]
+	resp, err := r.state.mw.run(ctx, 0, info, func(ctx context.Context) (*Response, error) {
+		var err error
+		if res, err = body(ctx); res == nil {
+			return nil, err
+		}
+		return &res.Response, err
+	})
+	switch {
+	case resp == nil:
+		return nil, err
+	case res != nil && resp == &res.Response:
+		return res, err
+	}
+	return r.answered(resp, err)
+}
+
+// answered makes the Result of a Response a run middleware gave without running the run.
+func (r *run[O]) answered(resp *Response, err error) (*Result[O], error) {
+	res := &Result[O]{Response: *resp}
+	if err != nil || resp.Stop != StopAnswer && resp.Stop != StopLimitAnswer {
+		return res, err
+	}
+	if r.p.out.text {
+		reflect.ValueOf(&res.Output).Elem().SetString(resp.Text)
+		return res, nil
+	}
+	if err := json.Unmarshal([]byte(resp.Text), &res.Output); err != nil {
+		return res, fmt.Errorf("assistant %q: a run middleware answered with text that does not decode into the output type: %w", r.p.name, err)
+	}
+	return res, nil
 }
 
 // treeContext returns the context of a top run's tool calls: one the runs they delegate to
@@ -126,6 +177,7 @@ func (r *run[O]) open(ctx context.Context) (context.Context, error) {
 	var parent *usage.Account
 	ledger := usage.LedgerFrom(ctx)
 	handler := p.handler
+	mw := chain(p.cfg.middleware)
 	up := runFrom(ctx)
 	if up != nil {
 		if up.depth+1 > up.tree.maxDepth {
@@ -133,9 +185,10 @@ func (r *run[O]) open(ctx context.Context) (context.Context, error) {
 		}
 		parent, ledger, r.parentID = up.account, up.account.Ledger(), up.id
 		handler = callback.Multi(up.handler, handler)
+		mw = joinChains(up.mw, mw)
 	}
-	stream := joinStreams(up, p.stream)
-	own := p.limits
+	stream := joinStreams(up, p.cfg.stream)
+	own := p.cfg.limits
 	if ledger == nil {
 		var l usage.Limits
 		if own != nil {
@@ -143,25 +196,26 @@ func (r *run[O]) open(ctx context.Context) (context.Context, error) {
 		}
 		ledger = usage.NewLedger(l)
 	}
-	r.state = runState{account: ledger.Open(parent, p.name, own), handler: handler, stream: stream}
+	r.state = runState{account: ledger.Open(parent, p.name, own), handler: handler, stream: stream, mw: mw}
 	if up != nil {
 		r.state.depth, r.state.tree = up.depth+1, up.tree
 	} else {
-		r.ownTree.maxDepth = p.maxDepth
+		r.ownTree.maxDepth = p.cfg.maxDepth
 		r.state.tree = &r.ownTree // its context is made with the first tool turn (treeContext)
 	}
-	if handler != nil || stream != nil {
+	if handler != nil || stream != nil || len(mw) > 0 {
 		r.state.id = rand.Text()
 	}
 	return context.WithValue(ctx, runKey{}, &r.state), nil
 }
 
+// loop sends requests and answers the model's turns until a turn ends the run.
 func (r *run[O]) loop(ctx context.Context) (*Result[O], error) {
 	for {
 		if err := ctx.Err(); err != nil {
 			return r.fail(ctx, fmt.Errorf("assistant %q: %w", r.p.name, err))
 		}
-		if r.p.finalOnLimit && !r.last && r.state.account.RequestsLeft() == 1 {
+		if r.p.cfg.finalOnLimit && !r.final && r.state.account.RequestsLeft() == 1 {
 			r.lastRequest()
 		}
 		if err := r.state.account.ReserveRequest(); err != nil {
@@ -174,29 +228,36 @@ func (r *run[O]) loop(ctx context.Context) (*Result[O], error) {
 		r.msgs = append(r.msgs, reply.Message())
 		if err := r.stopped(reply, m); err != nil {
 			r.answerAll(reply.ToolCalls, "not run: the model's turn was cut short")
-			r.countCalls(r.made(reply.ToolCalls))
+			r.countUnrun(r.made(reply.ToolCalls))
 			return r.fail(ctx, err)
 		}
-		var done bool
+		var out outcome
 		switch {
-		case r.last:
-			done, err = r.lastAnswer(ctx, reply)
+		case r.final:
+			out, err = r.lastAnswer(ctx, reply)
 		case len(reply.ToolCalls) > 0:
 			ctx = r.treeContext(ctx)
-			done, err = r.toolTurn(ctx, reply.ToolCalls)
+			out, err = r.toolTurn(ctx, reply.ToolCalls)
 		default:
-			done, err = r.textAnswer(ctx, reply.Text)
+			out, err = r.textAnswer(ctx, reply.Text)
 		}
-		if errors.Is(err, errPaused) {
-			return r.pause(ctx)
-		}
-		if err != nil {
-			return r.fail(ctx, err)
-		}
-		if done {
-			return r.finish(ctx)
+		if err != nil || out != goOn {
+			return r.after(ctx, out, err)
 		}
 	}
+}
+
+// after ends the run as a turn's outcome says, or goes on with the loop.
+func (r *run[O]) after(ctx context.Context, out outcome, err error) (*Result[O], error) {
+	switch {
+	case err != nil:
+		return r.fail(ctx, err)
+	case out == done:
+		return r.finish(ctx)
+	case out == paused:
+		return r.pause(ctx)
+	}
+	return r.loop(ctx)
 }
 
 // generate sends the conversation to the chain's models in order, moving to the next only on
@@ -212,7 +273,7 @@ func (r *run[O]) generate(ctx context.Context) (model.Reply, *model.Model, error
 		if r.state.handler != nil {
 			r.emit(ctx, callback.Event{Kind: callback.ModelRequest, Model: m.Name, Attempt: r.attempt()})
 		}
-		r.sent = true
+		r.requested = true
 		start := time.Now()
 		var reply model.Reply
 		var s *streamer
@@ -220,7 +281,12 @@ func (r *run[O]) generate(ctx context.Context) (model.Reply, *model.Model, error
 			s = r.streamer(m.Name, m.Shape == model.ShapeOpenAI)
 			opts = append(opts[:len(opts):len(opts)], llms.WithStreamingFunc(s.write))
 		}
-		reply, err = m.Generate(ctx, r.msgs, opts...)
+		if len(r.state.mw) == 0 {
+			reply, err = m.Generate(ctx, r.msgs, opts...)
+		} else {
+			req := &ModelRequest{Assistant: r.p.name, RunID: r.state.id, Model: *m, Messages: r.msgs, Options: opts, Attempt: r.attempt()}
+			reply, err = r.state.mw.request(ctx, 0, req)
+		}
 		if err == nil && s != nil {
 			err = s.finish(ctx, reply.Text)
 		}
@@ -293,7 +359,7 @@ func (r *run[O]) stopped(reply model.Reply, m *model.Model) error {
 // lastRequest makes the next request the last: without tools, with a user message saying
 // the budget is spent and asking for the best answer now (WithFinalAnswerOnLimit).
 func (r *run[O]) lastRequest() {
-	r.last = true
+	r.final = true
 	text := "Your budget for this task is spent: this is your last reply, and no tool will run any more. Give your best final answer now, from what you have."
 	switch {
 	case r.mode == OutputTool:
@@ -307,35 +373,36 @@ func (r *run[O]) lastRequest() {
 // lastAnswer takes the answer of the last request at a limit, in a final_result call or in
 // its text: there is no request left to correct it. Other calls are not run, and not counted:
 // a limit refused them.
-func (r *run[O]) lastAnswer(ctx context.Context, reply model.Reply) (bool, error) {
+func (r *run[O]) lastAnswer(ctx context.Context, reply model.Reply) (outcome, error) {
 	err := errors.New("the model gave no answer in its last request")
-	results := make([]string, len(reply.ToolCalls))
+	t := newTurn(reply.ToolCalls)
 	answered := false
-	for i, c := range reply.ToolCalls {
-		results[i] = "not run: the budget is spent"
-		if c.FunctionCall.Name == finalResult && r.mode == OutputTool && !answered {
-			if err = r.parseFinal(ctx, c.FunctionCall.Arguments); err == nil {
-				results[i], answered = resultAccepted, true
+	for i, c := range t.calls {
+		result := "not run: the budget is spent"
+		if c.Tool == finalResult && r.mode == OutputTool && !answered {
+			if err = r.parseFinal(ctx, c.Arguments); err == nil {
+				result, answered = resultAccepted, true
 			} else {
-				results[i] = "error: " + err.Error()
+				result = "error: " + err.Error()
 			}
 		}
+		t.answer(i, result)
 	}
-	r.appendResults(reply.ToolCalls, results)
+	r.appendResults(t)
 	if !answered && strings.TrimSpace(reply.Text) != "" {
 		err = r.parse(ctx, reply.Text)
 	}
 	if err == nil {
-		return true, nil
+		return done, nil
 	}
 	r.failures = append(r.failures, err)
-	return false, &OutputError{Assistant: r.p.name, Raw: reply.Text, Attempts: r.failures}
+	return goOn, &OutputError{Assistant: r.p.name, Raw: reply.Text, Attempts: r.failures}
 }
 
 // finish returns the run's Result.
 func (r *run[O]) finish(ctx context.Context) (*Result[O], error) {
 	r.res.Stop = StopAnswer
-	if r.last {
+	if r.final {
 		r.res.Stop = StopLimitAnswer
 	}
 	r.res.Messages = r.msgs[r.first:len(r.msgs):len(r.msgs)]
@@ -366,7 +433,7 @@ func (r *run[O]) fail(ctx context.Context, err error) (*Result[O], error) {
 		err = errors.Join(err, serr)
 	}
 	var out *Result[O]
-	if r.sent {
+	if r.requested {
 		var zero O
 		r.res.Output, r.res.Text, r.res.Stop = zero, "", StopError
 		r.res.Messages = r.msgs[r.first:len(r.msgs):len(r.msgs)]
@@ -390,11 +457,11 @@ func (r *run[O]) emit(ctx context.Context, e callback.Event) {
 	r.state.handler.Handle(ctx, e)
 }
 
-// countCalls counts n calls the model made that did not run (skipped beside the answer, denied,
+// countUnrun counts n calls the model made that did not run (skipped beside the answer, denied,
 // or in a turn cut short), so that Usage.ToolCalls counts every call but final_result — where
 // MaxToolCalls has room for all n: like calls a limit refused, calls it has no room for are not
 // counted, and a report never shows more tool calls than the limits allowed.
-func (r *run[O]) countCalls(n int) {
+func (r *run[O]) countUnrun(n int) {
 	if n > 0 {
 		_ = r.state.account.ReserveToolCalls(r.res.Model, n) // no room: not counted
 	}

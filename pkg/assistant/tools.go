@@ -14,7 +14,6 @@ import (
 	"github.com/cadrehq/cadre/pkg/callback"
 	"github.com/cadrehq/cadre/pkg/tool"
 	"github.com/cadrehq/cadre/pkg/usage"
-	"github.com/tmc/langchaingo/llms"
 )
 
 const (
@@ -22,132 +21,42 @@ const (
 	resultSkipped  = "skipped: the final answer was given in the same turn"
 )
 
-// toolTurn answers a turn of tool calls: a valid final_result ends the run (the other calls
-// are skipped), and otherwise the whole batch is reserved against the limits and run in
-// parallel, with one result per call appended in the model's call order.
-func (r *run[O]) toolTurn(ctx context.Context, calls []llms.ToolCall) (bool, error) {
-	results := make([]string, len(calls))
-	final := -1
-	if r.mode == OutputTool {
-		for i, c := range calls {
-			if c.FunctionCall.Name == finalResult {
-				final = i
-				break
-			}
-		}
+// execute runs the calls of todo — through the tool-turn middleware when there is any — and
+// returns their results, in todo's order.
+func (r *run[O]) execute(ctx context.Context, t *turn, todo []int) ([]string, error) {
+	if !r.turns {
+		return r.runParallel(ctx, t, todo), nil
 	}
-	todo := make([]int, 0, len(calls))
-	for i, c := range calls {
-		if c.FunctionCall.Name == finalResult && r.mode == OutputTool {
-			if i != final {
-				results[i] = resultSkipped
-			}
-			continue
-		}
-		todo = append(todo, i)
+	turn := &ToolTurn{Assistant: r.p.name, RunID: r.state.id, Calls: make([]ToolCall, len(todo))}
+	for k, i := range todo {
+		turn.Calls[k] = t.toolCall(i, r.state.id, r.p.name)
 	}
-	if final >= 0 {
-		args := calls[final].FunctionCall.Arguments
-		err := r.parseFinal(ctx, args)
-		if err == nil {
-			results[final] = resultAccepted
-			for _, i := range todo {
-				results[i] = resultSkipped
-			}
-			r.countCalls(len(todo))
-			r.appendResults(calls, results)
-			return true, nil
+	turn.call = func(ctx context.Context, k int) string {
+		if k < 0 || k >= len(todo) {
+			return fmt.Sprintf("error: no call %d in a turn of %d", k, len(todo))
 		}
-		results[final] = "error: your " + finalResult + " arguments could not be used: " + err.Error() +
-			"\nCall " + finalResult + " again with arguments that match its JSON Schema: " + string(compact(r.p.out.final.JSON()))
-		if ferr := r.failed(ctx, args, err); ferr != nil {
-			r.notRun(results, todo, "not run: the run ended")
-			r.countCalls(len(todo))
-			r.appendResults(calls, results)
-			return false, ferr
-		}
+		return r.call(ctx, t, todo[k])
 	}
-	denied := 0
-	if len(todo) > 0 && r.p.approver != nil {
-		var err error
-		if todo, denied, r.paused, err = r.approve(ctx, calls, todo, results); err != nil {
-			r.notRun(results, todo, "not run: the run ended: "+err.Error())
-			r.appendResults(calls, results)
-			return false, err
-		}
-		if r.paused != nil {
-			return false, errPaused
-		}
+	results, err := r.state.mw.toolTurn(ctx, 0, turn, func(ctx context.Context, turn *ToolTurn) ([]string, error) {
+		return r.runParallel(ctx, t, todo), nil
+	})
+	if err == nil && len(results) != len(todo) {
+		err = errResultCount(len(results), len(todo))
 	}
-	return r.runTurn(ctx, calls, todo, results, len(todo), denied)
+	if err != nil {
+		return nil, fmt.Errorf("assistant %q: %w", r.p.name, err)
+	}
+	return results, nil
 }
 
-// runTurn reserves reserve calls against the limits, counts the turn's unrun calls that did
-// not run (see countCalls), runs the calls of todo, and appends the turn's results; a delegated
-// run that paused pauses this one.
-func (r *run[O]) runTurn(ctx context.Context, calls []llms.ToolCall, todo []int, results []string, reserve, unrun int) (bool, error) {
-	if len(todo) > 0 {
-		if err := r.state.account.ReserveToolCalls(r.res.Model, reserve); err != nil {
-			// Not counted: a report never shows more tool calls than the limit allowed.
-			if r.p.finalOnLimit && !r.last {
-				r.notRun(results, todo, "not run: the budget for tool calls is spent")
-				r.appendResults(calls, results)
-				r.lastRequest()
-				return false, nil
-			}
-			r.notRun(results, todo, "not run: "+err.Error())
-			r.appendResults(calls, results)
-			return false, err
-		}
-	}
-	r.countCalls(unrun)
-	if len(todo) > 0 {
-		r.execute(ctx, calls, todo, results)
-	}
-	if r.fatal == nil {
-		if r.paused = r.nestedPause(calls, results); r.paused != nil {
-			return false, errPaused
-		}
-	}
-	r.appendResults(calls, results)
-	return false, r.fatal
-}
-
-func (r *run[O]) notRun(results []string, todo []int, why string) {
-	for _, i := range todo {
-		results[i] = why
-	}
-}
-
-// answerAll answers every call of a turn with the same text, so that the conversation stays
-// one a provider accepts.
-func (r *run[O]) answerAll(calls []llms.ToolCall, text string) {
-	if len(calls) == 0 {
-		return
-	}
-	results := make([]string, len(calls))
-	for i := range results {
-		results[i] = text
-	}
-	r.appendResults(calls, results)
-}
-
-// appendResults appends one tool message per call, in call order.
-func (r *run[O]) appendResults(calls []llms.ToolCall, results []string) {
-	parts := make([]llms.ContentPart, len(calls))
-	for i, c := range calls {
-		parts[i] = llms.ToolCallResponse{ToolCallID: c.ID, Name: c.FunctionCall.Name, Content: results[i]}
-		r.msgs = append(r.msgs, llms.MessageContent{Role: llms.ChatMessageTypeTool, Parts: parts[i : i+1 : i+1]})
-	}
-}
-
-// execute runs calls[i] for each i in todo, at most maxParallel at once, and writes each
-// result to results[i]. The run's goroutine takes its share of the calls, so a turn of one
-// call starts no goroutine; execute returns when every call has.
-func (r *run[O]) execute(ctx context.Context, calls []llms.ToolCall, todo []int, results []string) {
+// runParallel runs the calls of todo, at most maxParallel at once, and returns their results
+// in todo's order. The run's goroutine takes its share of the calls, so a turn of one call
+// starts no goroutine; runParallel returns when every call has.
+func (r *run[O]) runParallel(ctx context.Context, t *turn, todo []int) []string {
+	results := make([]string, len(todo))
 	if len(todo) == 1 {
-		results[todo[0]] = r.call(ctx, calls[todo[0]])
-		return
+		results[0] = r.call(ctx, t, todo[0])
+		return results
 	}
 	var next atomic.Int64
 	work := func() {
@@ -156,12 +65,11 @@ func (r *run[O]) execute(ctx context.Context, calls []llms.ToolCall, todo []int,
 			if k >= len(todo) {
 				return
 			}
-			i := todo[k]
-			results[i] = r.call(ctx, calls[i])
+			results[k] = r.call(ctx, t, todo[k])
 		}
 	}
 	var wg sync.WaitGroup
-	for range min(r.p.maxParallel, len(todo)) - 1 {
+	for range min(r.p.cfg.maxParallel, len(todo)) - 1 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -170,31 +78,46 @@ func (r *run[O]) execute(ctx context.Context, calls []llms.ToolCall, todo []int,
 	}
 	work()
 	wg.Wait()
+	return results
 }
 
-// call runs one tool call and returns what goes back to the model: the result, or an error
-// the model can act on.
-func (r *run[O]) call(ctx context.Context, c llms.ToolCall) string {
-	name, args := c.FunctionCall.Name, c.FunctionCall.Arguments
+// call runs the turn's call i and returns what goes back to the model: the result, or an error
+// the model can act on. A delegated run that pauses in it is noted in the call (Nested); an
+// error that ends the run is kept for the turn (see toolShare).
+func (r *run[O]) call(ctx context.Context, t *turn, i int) string {
+	c := &t.calls[i]
+	name, args := c.Tool, c.Arguments
 	h := r.state.handler
 	if h != nil {
 		r.emit(ctx, callback.Event{Kind: callback.ToolStart, Tool: name, CallID: c.ID, Args: args})
 	}
 	start := time.Now()
-	if p, ok := r.resumes[c.ID]; ok {
-		ctx = withResume(ctx, &resumeInfo{by: &r.state, paused: p, decisions: r.decisions})
+	if t.resume != nil && t.resume[i] != nil {
+		ctx = withResume(ctx, &resumeInfo{by: &r.state, paused: t.resume[i], decisions: r.decisions})
 	}
-	out, err, panicked := r.callTool(ctx, name, args)
+	var out string
+	var err error
+	var panicked bool
+	if len(r.state.mw) == 0 {
+		out, err, panicked = r.callTool(ctx, name, args)
+	} else {
+		out, err = r.state.mw.toolCall(ctx, 0, t.toolCall(i, r.state.id, r.p.name), func(ctx context.Context, call ToolCall) (string, error) {
+			var out string
+			var err error
+			out, err, panicked = r.callTool(ctx, call.Tool, call.Arguments)
+			return out, err
+		})
+	}
 	var pending *pendingError
 	if errors.As(err, &pending) {
-		r.noteNested(c.ID, pending.paused)
+		c.Nested = pending.paused
 	} else if err != nil && endsTree(ctx, err) {
 		fatal := err
 		if !endsTreeCause(err) {
 			// The run was cancelled: say so, whatever the tool made of it.
 			fatal = fmt.Errorf("assistant %q: %w", r.p.name, context.Cause(ctx))
 		}
-		r.setFatal(fatal)
+		r.tools.setFatal(fatal)
 	}
 	if err != nil {
 		out = r.capResult("error: " + err.Error())
@@ -259,7 +182,7 @@ func (e *panicError) Error() string {
 
 // capResult cuts a result over the size cap, on a character boundary, and says so.
 func (r *run[O]) capResult(out string) string {
-	limit := r.p.maxResultBytes
+	limit := r.p.cfg.maxResultBytes
 	if len(out) <= limit {
 		return out
 	}
@@ -283,11 +206,24 @@ func endsTreeCause(err error) bool {
 	return errors.As(err, &limit) || errors.Is(err, ErrDepthLimit)
 }
 
+// toolShare is what the goroutines of a turn's calls share: the first error that ends the run.
+type toolShare struct {
+	mu  sync.Mutex
+	err error
+}
+
 // setFatal keeps the first error that ends the run, from any of a turn's tool calls.
-func (r *run[O]) setFatal(err error) {
-	r.fatalMu.Lock()
-	defer r.fatalMu.Unlock()
-	if r.fatal == nil {
-		r.fatal = err
+func (s *toolShare) setFatal(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err == nil {
+		s.err = err
 	}
+}
+
+// fatal returns the error that ends the run, once the turn's calls have returned.
+func (s *toolShare) fatal() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
 }

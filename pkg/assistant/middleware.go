@@ -1,0 +1,172 @@
+package assistant
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/cadrehq/cadre/pkg/model"
+	"github.com/tmc/langchaingo/llms"
+)
+
+// Middleware wraps the steps of runs, in the style of http.RoundTripper and gRPC interceptors.
+// Each field, when set, is called around every step of its kind with the step's context, what
+// the step is, and next: the rest of the chain, ending in the step itself. A middleware may
+// pass next another context (one holding a span, a durable step, a value for the tools), may
+// answer without calling next (a guard refusing a tool call, a cache answering a request), and
+// sees what next returned, error included. Tracing, durable runs and rate limits are built on
+// it, outside the run loop.
+//
+// The steps:
+//
+//   - Run: a run, top or delegated, or a resume, once its account is open and before its first
+//     request; next returns the run's Response. A Response returned without calling next is
+//     the run's answer: its Text is decoded into the output type (a string O takes it as it
+//     is).
+//   - Request: one request to one model of the chain; a fallback tries the next model in a
+//     request of its own. HTTP retries are below it, in the model's transport.
+//   - ToolTurn: the calls of one model turn that are about to run — approved, and reserved
+//     against the limits — in the model's order. next runs them in parallel; a middleware
+//     may instead run each itself, once, with ToolTurn.Call (a durable engine starts them from
+//     its own goroutine, in order). It returns one result per call, in the same order: what
+//     the model is sent. An error ends the run.
+//   - ToolCall: one call of a tool, from looking the tool up to its result; an error goes
+//     back to the model as the call's result ("error: " and its text), and the run goes on.
+//
+// Middleware is given with WithMiddleware. A run's middleware wraps the runs it delegates to
+// as well, as its callbacks receive their events: a delegated run's steps pass through its
+// callers' middleware first, outermost the top run's, then through its own. Middleware is
+// called concurrently by concurrent runs and by the parallel calls of a turn.
+type Middleware struct {
+	Run      func(ctx context.Context, run RunInfo, next RunNext) (*Response, error)
+	Request  func(ctx context.Context, req *ModelRequest, next RequestNext) (model.Reply, error)
+	ToolTurn func(ctx context.Context, turn *ToolTurn, next ToolTurnNext) ([]string, error)
+	ToolCall func(ctx context.Context, call ToolCall, next ToolCallNext) (string, error)
+}
+
+// RunNext is the rest of a run's middleware chain, ending in the run itself.
+type RunNext func(ctx context.Context) (*Response, error)
+
+// RequestNext is the rest of a model request's middleware chain, ending in the request.
+type RequestNext func(ctx context.Context, req *ModelRequest) (model.Reply, error)
+
+// ToolTurnNext is the rest of a tool turn's middleware chain, ending in running the turn's
+// calls in parallel.
+type ToolTurnNext func(ctx context.Context, turn *ToolTurn) ([]string, error)
+
+// ToolCallNext is the rest of a tool call's middleware chain, ending in the call.
+type ToolCallNext func(ctx context.Context, call ToolCall) (string, error)
+
+// RunInfo is what a run middleware knows of the run it wraps.
+type RunInfo struct {
+	Assistant   string
+	RunID       string // "" when the run has no event handler or stream, as in events
+	ParentRunID string // the run that delegated to it; "" for a top run
+	Depth       int    // 0 for a top run, 1 for a run it delegates to, ...
+	Prompt      string // the user's turn; "" when the run resumes (Resumed)
+	Resumed     bool   // the run continues a paused run (Resume)
+}
+
+// ModelRequest is one request to one model: a middleware must not modify it, nor its
+// messages; one that sends something else passes next a copy.
+type ModelRequest struct {
+	Assistant string
+	RunID     string
+	// Model is the model the request goes to: its Name in llm.yaml, its Provider, and the
+	// provider's own model id where known.
+	Model    model.Model
+	Messages []llms.MessageContent // the conversation, system prompt first, in cadre's shape
+	Options  []llms.CallOption     // after the model's own defaults (Model.Options)
+	Attempt  int                   // 1 for the run's first request, 2 for its next, ...
+}
+
+// ToolTurn is the calls of a model turn that are about to run, in the model's order.
+type ToolTurn struct {
+	Assistant string
+	RunID     string
+	Calls     []ToolCall
+	call      func(ctx context.Context, i int) string
+}
+
+// Call runs the turn's call i — through the tool-call middleware, like the calls next runs —
+// and returns its result, as the model is to be sent it. A middleware that runs a turn's calls
+// itself calls it once for each call, from any goroutine, and returns the results in order.
+func (t *ToolTurn) Call(ctx context.Context, i int) string { return t.call(ctx, i) }
+
+// WithMiddleware adds middleware around the assistant's runs, their model requests, tool turns
+// and tool calls, and those of the runs they delegate to (see Middleware). Middleware given
+// in New wraps middleware given for one run.
+func WithMiddleware(mw ...Middleware) Option {
+	return func(c *config) {
+		c.middleware = append(c.middleware[:len(c.middleware):len(c.middleware)], mw...)
+	}
+}
+
+// chain is the middleware of a run: its callers', outermost first, then its own.
+type chain []Middleware
+
+func joinChains(up, own chain) chain {
+	switch {
+	case len(up) == 0:
+		return own
+	case len(own) == 0:
+		return up
+	}
+	return append(up[:len(up):len(up)], own...)
+}
+
+// run calls the run middleware from i on, then last.
+func (c chain) run(ctx context.Context, i int, info RunInfo, last RunNext) (*Response, error) {
+	for ; i < len(c); i++ {
+		if f := c[i].Run; f != nil {
+			return f(ctx, info, func(ctx context.Context) (*Response, error) { return c.run(ctx, i+1, info, last) })
+		}
+	}
+	return last(ctx)
+}
+
+// request calls the request middleware from i on, then sends req.
+func (c chain) request(ctx context.Context, i int, req *ModelRequest) (model.Reply, error) {
+	for ; i < len(c); i++ {
+		if f := c[i].Request; f != nil {
+			return f(ctx, req, func(ctx context.Context, req *ModelRequest) (model.Reply, error) { return c.request(ctx, i+1, req) })
+		}
+	}
+	return req.Model.Generate(ctx, req.Messages, req.Options...)
+}
+
+// toolTurn calls the tool-turn middleware from i on, then last.
+func (c chain) toolTurn(ctx context.Context, i int, turn *ToolTurn, last ToolTurnNext) ([]string, error) {
+	for ; i < len(c); i++ {
+		if f := c[i].ToolTurn; f != nil {
+			return f(ctx, turn, func(ctx context.Context, turn *ToolTurn) ([]string, error) { return c.toolTurn(ctx, i+1, turn, last) })
+		}
+	}
+	return last(ctx, turn)
+}
+
+// toolCall calls the tool-call middleware from i on, then last.
+func (c chain) toolCall(ctx context.Context, i int, call ToolCall, last ToolCallNext) (string, error) {
+	for ; i < len(c); i++ {
+		if f := c[i].ToolCall; f != nil {
+			return f(ctx, call, func(ctx context.Context, call ToolCall) (string, error) { return c.toolCall(ctx, i+1, call, last) })
+		}
+	}
+	return last(ctx, call)
+}
+
+// has reports whether any middleware of c wraps the step that pick selects.
+func (c chain) has(pick func(Middleware) bool) bool {
+	for _, m := range c {
+		if pick(m) {
+			return true
+		}
+	}
+	return false
+}
+
+func wrapsTurns(m Middleware) bool { return m.ToolTurn != nil }
+
+// errResultCount is the error of a tool-turn middleware that returns a wrong number of results.
+func errResultCount(got, want int) error {
+	return fmt.Errorf("a tool-turn middleware returned %d results for %d calls: it must return one per call, in order", got, want)
+}
