@@ -8,6 +8,7 @@ import (
 
 	"github.com/cadrehq/cadre/pkg/assistant"
 	"github.com/cadrehq/cadre/pkg/llmtest"
+	"github.com/cadrehq/cadre/pkg/model"
 	"github.com/cadrehq/cadre/pkg/tool"
 	"github.com/tmc/langchaingo/llms"
 )
@@ -142,6 +143,37 @@ func BenchmarkRunToolRoundByHand(b *testing.B) {
 		}
 		var out benchAnswer
 		if err := json.Unmarshal([]byte(resp.Choices[0].Content), &out); err != nil || out.City != "Paris" {
+			b.Fatal(err)
+		}
+	}
+}
+
+// passThrough is middleware at every level that only calls next: what the seam costs when it
+// is used, beside BenchmarkRunToolRound, where it is not.
+var passThrough = assistant.Middleware{
+	Run: func(ctx context.Context, _ assistant.RunInfo, next assistant.RunNext) (*assistant.Response, error) {
+		return next(ctx)
+	},
+	Request: func(ctx context.Context, req *assistant.ModelRequest, next assistant.RequestNext) (model.Reply, error) {
+		return next(ctx, req)
+	},
+	ToolTurn: func(ctx context.Context, turn *assistant.ToolTurn, next assistant.ToolTurnNext) ([]string, error) {
+		return next(ctx, turn)
+	},
+	ToolCall: func(ctx context.Context, call assistant.ToolCall, next assistant.ToolCallNext) (string, error) {
+		return next(ctx, call)
+	},
+}
+
+func BenchmarkRunToolRoundPassThroughMiddleware(b *testing.B) {
+	m := llmtest.NewScripted(llmtest.Calls(benchToolRound()...), llmtest.Text(benchAnswerJSON)).Cycle().NoRecord()
+	a := assistant.New[benchAnswer]("weather", assistant.WithModel(m), assistant.WithInstructions(benchInstructions),
+		assistant.WithTools(benchTool()), assistant.WithMiddleware(passThrough))
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := a.Run(ctx, assistant.Input{Prompt: benchPrompt})
+		if err != nil || res.Output.City != "Paris" {
 			b.Fatal(err)
 		}
 	}

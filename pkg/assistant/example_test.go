@@ -3,6 +3,7 @@ package assistant_test
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/cadrehq/cadre/pkg/assistant"
 	"github.com/cadrehq/cadre/pkg/llmtest"
@@ -57,4 +58,45 @@ func Example() {
 	// Output:
 	// Oslo: Light rain, 12°C
 	// requests=2 tool_calls=1 input_tokens=280 output_tokens=35
+}
+
+// A guard: a tool-call middleware that refuses, by policy, every call of a tool whose name
+// starts with "delete_". The model is told why, and goes on without it.
+func ExampleWithMiddleware() {
+	var deleted []string
+	deleteFile := tool.Func("delete_file", "Deletes a file.", func(_ context.Context, in struct {
+		Path string `json:"path"`
+	}) (string, error) {
+		deleted = append(deleted, in.Path)
+		return "deleted", nil
+	})
+	guard := assistant.Middleware{
+		ToolCall: func(ctx context.Context, call assistant.ToolCall, next assistant.ToolCallNext) (string, error) {
+			if strings.HasPrefix(call.Tool, "delete_") {
+				return "", fmt.Errorf("refused by policy: %s cannot be called here", call.Tool)
+			}
+			return next(ctx, call)
+		},
+	}
+	m := llmtest.NewScripted(
+		llmtest.Calls(llmtest.Call("delete_file", `{"path":"/etc/hosts"}`)),
+		llmtest.Text("I was not allowed to delete it."),
+	)
+	janitor := assistant.New[string]("janitor",
+		assistant.WithModel(m),
+		assistant.WithTools(deleteFile),
+		assistant.WithMiddleware(guard),
+	)
+	res, err := janitor.Run(context.Background(), assistant.Input{Prompt: "Delete /etc/hosts."})
+	if err != nil {
+		fmt.Println("error:", err)
+		return
+	}
+	fmt.Println("the model was told:", res.Messages[2].Parts[0].(llms.ToolCallResponse).Content)
+	fmt.Println("deleted:", len(deleted))
+	fmt.Println("answer:", res.Output)
+	// Output:
+	// the model was told: error: refused by policy: delete_file cannot be called here
+	// deleted: 0
+	// answer: I was not allowed to delete it.
 }

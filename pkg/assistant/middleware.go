@@ -23,7 +23,9 @@ import (
 //     the run's answer: its Text is decoded into the output type (a string O takes it as it
 //     is).
 //   - Request: one request to one model of the chain; a fallback tries the next model in a
-//     request of its own. HTTP retries are below it, in the model's transport.
+//     request of its own. HTTP retries are below it, in the model's transport. A reply counts
+//     in the run's usage as one request, with the tokens its Usage reports: a cached reply
+//     with no tokens costs none.
 //   - ToolTurn: the calls of one model turn that are about to run — approved, and reserved
 //     against the limits — in the model's order. next runs them in parallel; a middleware
 //     may instead run each itself, once, with ToolTurn.Call (a durable engine starts them from

@@ -285,7 +285,9 @@ func (r *run[O]) generate(ctx context.Context) (model.Reply, *model.Model, error
 			reply, err = m.Generate(ctx, r.msgs, opts...)
 		} else {
 			req := &ModelRequest{Assistant: r.p.name, RunID: r.state.id, Model: *m, Messages: r.msgs, Options: opts, Attempt: r.attempt()}
+			// A reply a middleware gave counts as the request it answers, whatever it says.
 			reply, err = r.state.mw.request(ctx, 0, req)
+			reply.Usage.Requests = 1
 		}
 		if err == nil && s != nil {
 			err = s.finish(ctx, reply.Text)

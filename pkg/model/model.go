@@ -18,6 +18,9 @@ type Model struct {
 	Name string
 	// Provider is "openai", "anthropic", "ollama", "googleai", or "" when unknown.
 	Provider string
+	// ID is the provider's own id for the model ("gpt-4o-mini"), as llm.yaml's model entry
+	// names it; "" when unknown.
+	ID string
 	// LLM is the client.
 	LLM llms.Model
 	// Options are default call options (from llm.yaml); options given later override them.

@@ -1,0 +1,286 @@
+package assistant_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/cadrehq/cadre/pkg/assistant"
+	"github.com/cadrehq/cadre/pkg/llmtest"
+	"github.com/cadrehq/cadre/pkg/model"
+	"github.com/cadrehq/cadre/pkg/tool"
+	"github.com/cadrehq/cadre/pkg/usage"
+)
+
+func TestToolCallMiddlewareRefusesACall(t *testing.T) {
+	t.Parallel()
+	var deletes, reads atomic.Int64
+	m := llmtest.NewScripted(
+		llmtest.Calls(llmtest.Call("delete_city", `{"q":"Oslo"}`), llmtest.Call("read_city", `{"q":"Oslo"}`)),
+		llmtest.Text(`{"name":"Oslo","population":700000}`),
+	)
+	var seen []assistant.ToolCall
+	var mu sync.Mutex
+	guard := assistant.Middleware{ToolCall: func(ctx context.Context, call assistant.ToolCall, next assistant.ToolCallNext) (string, error) {
+		mu.Lock()
+		seen = append(seen, call)
+		mu.Unlock()
+		if strings.HasPrefix(call.Tool, "delete_") {
+			return "", errors.New("refused by policy: nothing is deleted here")
+		}
+		return next(ctx, call)
+	}}
+	a := assistant.New[city]("geo", assistant.WithModel(m), assistant.WithMiddleware(guard),
+		assistant.WithTools(countingTool("delete_city", &deletes), countingTool("read_city", &reads)))
+	res, err := a.Run(testContext(t), assistant.Input{Prompt: "Oslo?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if deletes.Load() != 0 || reads.Load() != 1 {
+		t.Errorf("delete ran %d times, read %d; want the refused call never run and the other run once", deletes.Load(), reads.Load())
+	}
+	got := toolResultsIn(res.Messages)
+	if len(got) != 2 || got[0].Content != "error: refused by policy: nothing is deleted here" || got[1].Content != "found" {
+		t.Errorf("tool results = %+v; want the refusal as the first call's error and the second's result", got)
+	}
+	if len(seen) != 2 || seen[0].Assistant != "geo" || seen[0].Arguments != `{"q":"Oslo"}` || seen[0].ID == "" || seen[0].RunID == "" {
+		t.Errorf("the middleware saw %+v; want both calls with their assistant, run, id and arguments", seen)
+	}
+	if res.Usage.Total.ToolCalls != 2 {
+		t.Errorf("ToolCalls = %d, want 2: a refused call was made by the model", res.Usage.Total.ToolCalls)
+	}
+}
+
+func TestRequestMiddlewareAnswersFromACache(t *testing.T) {
+	t.Parallel()
+	m := llmtest.NewScripted(llmtest.Reply{Text: `{"name":"Oslo","population":700000}`, Usage: usage.Usage{InputTokens: 10, OutputTokens: 5}})
+	var mu sync.Mutex
+	cache := map[string]model.Reply{}
+	var hits int
+	mw := assistant.Middleware{Request: func(ctx context.Context, req *assistant.ModelRequest, next assistant.RequestNext) (model.Reply, error) {
+		key := req.Model.Name + "|" + textOf(req.Messages[len(req.Messages)-1])
+		mu.Lock()
+		reply, ok := cache[key]
+		mu.Unlock()
+		if ok {
+			hits++
+			return model.Reply{Text: reply.Text}, nil // a cached answer costs nothing
+		}
+		reply, err := next(ctx, req)
+		if err == nil {
+			mu.Lock()
+			cache[key] = reply
+			mu.Unlock()
+		}
+		return reply, err
+	}}
+	a := assistant.New[city]("geo", assistant.WithModel(m), assistant.WithMiddleware(mw))
+	for i := range 3 {
+		res, err := a.Run(testContext(t), assistant.Input{Prompt: "Oslo?"})
+		if err != nil {
+			t.Fatalf("run %d: %v", i, err)
+		}
+		if res.Output.Name != "Oslo" {
+			t.Errorf("run %d: Output = %+v", i, res.Output)
+		}
+		wantTokens := 0
+		if i == 0 {
+			wantTokens = 15
+		}
+		if got := res.Usage.Total; got.Requests != 1 || got.TotalTokens() != wantTokens {
+			t.Errorf("run %d: usage = %+v; want 1 request and %d tokens", i, got, wantTokens)
+		}
+	}
+	if n := len(m.Requests()); n != 1 || hits != 2 {
+		t.Errorf("the model got %d requests and the cache answered %d; want 1 and 2", n, hits)
+	}
+}
+
+func TestRequestMiddlewareSeesEachModelOfAFallback(t *testing.T) {
+	t.Parallel()
+	down := &model.ProviderError{Provider: "openai", Model: "deep", Status: 503, Message: "overloaded"}
+	first := model.Describe("deep", llmtest.NewScripted(llmtest.Fail(down)))
+	first.ID = "gpt-deep-2026"
+	second := model.Describe("fast", llmtest.NewScripted(llmtest.Text(`{"name":"Oslo","population":700000}`)))
+	var seen []string
+	var errs []error
+	mw := assistant.Middleware{Request: func(ctx context.Context, req *assistant.ModelRequest, next assistant.RequestNext) (model.Reply, error) {
+		seen = append(seen, req.Model.Name+"="+req.Model.ID)
+		reply, err := next(ctx, req)
+		errs = append(errs, err)
+		return reply, err
+	}}
+	a := assistant.New[city]("geo", assistant.WithModels(model.Fixed(first, second)), assistant.WithMiddleware(mw))
+	if _, err := a.Run(testContext(t), assistant.Input{Prompt: "Oslo?"}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(seen, []string{"deep=gpt-deep-2026", "fast="}) {
+		t.Errorf("requests seen = %q; want one per model tried, with the provider's model id", seen)
+	}
+	if len(errs) != 2 || !errors.Is(errs[0], down) || errs[1] != nil {
+		t.Errorf("errors seen = %v; want the first model's, then none", errs)
+	}
+}
+
+type tenantKey struct{}
+
+func TestRunMiddlewareContextReachesADelegatedRunsTools(t *testing.T) {
+	t.Parallel()
+	var got []string
+	var mu sync.Mutex
+	lookup := tool.Func("lookup", "Looks a city up.", func(ctx context.Context, in cityArgs) (string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		tenant, _ := ctx.Value(tenantKey{}).(string)
+		got = append(got, tenant)
+		return "700000", nil
+	})
+	specialist := assistant.New[city]("specialist", assistant.WithTools(lookup), assistant.WithModel(llmtest.NewScripted(
+		llmtest.Calls(llmtest.Call("lookup", `{"city":"Oslo"}`)),
+		llmtest.Text(`{"name":"Oslo","population":700000}`),
+	)))
+	var runs []assistant.RunInfo
+	mw := assistant.Middleware{Run: func(ctx context.Context, run assistant.RunInfo, next assistant.RunNext) (*assistant.Response, error) {
+		mu.Lock()
+		runs = append(runs, run)
+		mu.Unlock()
+		if run.Depth == 0 {
+			ctx = context.WithValue(ctx, tenantKey{}, "acme")
+		}
+		return next(ctx)
+	}}
+	supervisor := assistant.New[string]("supervisor", assistant.WithMiddleware(mw),
+		assistant.WithTools(assistant.AsTool[cityArgs](specialist)),
+		assistant.WithModel(llmtest.NewScripted(
+			llmtest.Calls(llmtest.Call("specialist", `{"city":"Oslo"}`)),
+			llmtest.Text("Oslo has 700000 people."),
+		)))
+	if _, err := supervisor.Run(testContext(t), assistant.Input{Prompt: "Oslo?"}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, []string{"acme"}) {
+		t.Errorf("the delegated run's tool saw tenants %q; want the value the top run's middleware set", got)
+	}
+	if len(runs) != 2 || runs[0].Assistant != "supervisor" || runs[0].Depth != 0 || runs[0].Prompt != "Oslo?" ||
+		runs[1].Assistant != "specialist" || runs[1].Depth != 1 || runs[1].ParentRunID != runs[0].RunID || runs[0].RunID == "" {
+		t.Errorf("runs seen = %+v; want the supervisor's, then the specialist's as its child", runs)
+	}
+}
+
+func TestToolTurnMiddlewareRunsTheCallsItselfInOrder(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var ran []string
+	var inFlight, most atomic.Int64
+	step := tool.Func("step", "Does one step.", func(ctx context.Context, in cityArgs) (string, error) {
+		if n := inFlight.Add(1); n > most.Load() {
+			most.Store(n)
+		}
+		defer inFlight.Add(-1)
+		mu.Lock()
+		ran = append(ran, in.City)
+		mu.Unlock()
+		return "done " + in.City, nil
+	})
+	m := llmtest.NewScripted(
+		llmtest.Calls(llmtest.Call("step", `{"city":"a"}`), llmtest.Call("step", `{"city":"b"}`), llmtest.Call("step", `{"city":"c"}`)),
+		llmtest.Text(`{"name":"Oslo","population":700000}`),
+	)
+	var calls []string
+	var recorded []string
+	inOrder := assistant.Middleware{ToolTurn: func(ctx context.Context, turn *assistant.ToolTurn, next assistant.ToolTurnNext) ([]string, error) {
+		results := make([]string, len(turn.Calls))
+		for i, c := range turn.Calls {
+			calls = append(calls, c.Arguments)
+			results[i] = turn.Call(ctx, i) // one at a time, from this goroutine
+			recorded = append(recorded, results[i])
+		}
+		return results, nil
+	}}
+	var callMW atomic.Int64
+	counted := assistant.Middleware{ToolCall: func(ctx context.Context, call assistant.ToolCall, next assistant.ToolCallNext) (string, error) {
+		callMW.Add(1)
+		return next(ctx, call)
+	}}
+	a := assistant.New[city]("geo", assistant.WithModel(m), assistant.WithTools(step), assistant.WithMiddleware(inOrder, counted))
+	res, err := a.Run(testContext(t), assistant.Input{Prompt: "Go."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(ran, []string{"a", "b", "c"}) || most.Load() != 1 {
+		t.Errorf("ran %q with at most %d at once; want a, b, c one at a time", ran, most.Load())
+	}
+	if !slices.Equal(calls, []string{`{"city":"a"}`, `{"city":"b"}`, `{"city":"c"}`}) {
+		t.Errorf("the turn held %q; want the model's calls in its order", calls)
+	}
+	if !slices.Equal(recorded, []string{"done a", "done b", "done c"}) || callMW.Load() != 3 {
+		t.Errorf("results %q through %d tool-call middleware calls; want each call's result, each through it", recorded, callMW.Load())
+	}
+	results := toolResultsIn(res.Messages)
+	if len(results) != 3 || results[2].Content != "done c" {
+		t.Errorf("the model was sent %+v", results)
+	}
+}
+
+func TestToolTurnMiddlewareMustAnswerEveryCall(t *testing.T) {
+	t.Parallel()
+	var n atomic.Int64
+	m := llmtest.NewScripted(llmtest.Calls(llmtest.Call("lookup", `{}`), llmtest.Call("lookup", `{}`)))
+	short := assistant.Middleware{ToolTurn: func(ctx context.Context, turn *assistant.ToolTurn, next assistant.ToolTurnNext) ([]string, error) {
+		return []string{"one"}, nil
+	}}
+	a := assistant.New[city]("geo", assistant.WithModel(m), assistant.WithTools(countingTool("lookup", &n)), assistant.WithMiddleware(short))
+	res, err := a.Run(testContext(t), assistant.Input{Prompt: "Oslo?"})
+	if err == nil || !strings.Contains(err.Error(), "returned 1 results for 2 calls") {
+		t.Fatalf("err = %v; want one that says the middleware answered 1 of 2 calls", err)
+	}
+	if res == nil || replayError(res.Messages) != nil {
+		t.Errorf("the Result's messages must stay a conversation providers accept: %v", replayError(res.Messages))
+	}
+}
+
+func TestRunMiddlewareAnswersWithoutRunning(t *testing.T) {
+	t.Parallel()
+	m := llmtest.NewScripted()
+	canned := assistant.Middleware{Run: func(ctx context.Context, run assistant.RunInfo, next assistant.RunNext) (*assistant.Response, error) {
+		return &assistant.Response{Text: `{"name":"Oslo","population":700000}`, Stop: assistant.StopAnswer}, nil
+	}}
+	a := assistant.New[city]("geo", assistant.WithModel(m))
+	res, err := a.Run(testContext(t), assistant.Input{Prompt: "Oslo?", Options: []assistant.Option{assistant.WithMiddleware(canned)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Output != (city{Name: "Oslo", Population: 700000}) || len(m.Requests()) != 0 {
+		t.Errorf("Output = %+v after %d requests; want the middleware's answer, decoded, and no request", res.Output, len(m.Requests()))
+	}
+}
+
+func TestMiddlewareOrderAcrossDelegation(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var order []string
+	named := func(name string) assistant.Middleware {
+		return assistant.Middleware{Request: func(ctx context.Context, req *assistant.ModelRequest, next assistant.RequestNext) (model.Reply, error) {
+			mu.Lock()
+			order = append(order, name+">"+req.Assistant)
+			mu.Unlock()
+			return next(ctx, req)
+		}}
+	}
+	specialist := assistant.New[string]("specialist", assistant.WithMiddleware(named("own")),
+		assistant.WithModel(llmtest.NewScripted(llmtest.Text("700000"))))
+	supervisor := assistant.New[string]("supervisor", assistant.WithMiddleware(named("top")),
+		assistant.WithTools(assistant.AsTool[string](specialist)),
+		assistant.WithModel(llmtest.NewScripted(llmtest.Calls(llmtest.Call("specialist", `{"input":"Oslo"}`)), llmtest.Text("700000 people."))))
+	if _, err := supervisor.Run(testContext(t), assistant.Input{Prompt: "Oslo?", Options: []assistant.Option{assistant.WithMiddleware(named("run"))}}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"top>supervisor", "run>supervisor", "top>specialist", "run>specialist", "own>specialist", "top>supervisor", "run>supervisor"}
+	if !slices.Equal(order, want) {
+		t.Errorf("middleware called in order %q, want %q: the caller's first, the assistant's before the run's", order, want)
+	}
+}
