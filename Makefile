@@ -18,7 +18,7 @@ FUZZTIME ?= 60s
 ## fuzz: the fuzz targets, FUZZTIME each.
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseConfig$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s ./pkg/llmfactory/
-	$(GO) test -run '^$$' -fuzz '^FuzzValidate$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s ./pkg/schema/
+	$(GO) test -run '^$$' -fuzz '^FuzzValidate$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s ./internal/schemacheck/
 	$(GO) test -run '^$$' -fuzz '^FuzzValues$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s ./internal/jsonfind/
 
 ## interop-deps: the npm packages of the MCP interop tests, as pinned in interop/package-lock.json,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 
+	"github.com/cadrehq/cadre/internal/argshape"
 	"github.com/cadrehq/cadre/pkg/chat"
 	"github.com/cadrehq/cadre/pkg/schema"
 	"github.com/cadrehq/cadre/pkg/tool"
@@ -59,8 +60,8 @@ func AsTool[I, O any](r Runner[O], opts ...ToolOption) tool.Tool {
 	in := reflect.TypeFor[I]()
 	var args *schema.Schema
 	var err error
-	if t.wrapped = !tool.IsObjectType(in); t.wrapped {
-		args, err = schema.For[delegated[I]]()
+	if t.wrapped = !argshape.IsObjectType(in); t.wrapped {
+		args, err = schema.For[argshape.Input[I]]()
 	} else {
 		args, err = schema.For[I]()
 	}
@@ -72,7 +73,7 @@ func AsTool[I, O any](r Runner[O], opts ...ToolOption) tool.Tool {
 	t.fields = propertyNames(args.JSON())
 	out := reflect.TypeFor[O]()
 	t.textOut = out.Kind() == reflect.String
-	if t.textOut || !tool.IsObjectType(out) {
+	if t.textOut || !argshape.IsObjectType(out) {
 		return t
 	}
 	s, err := schema.For[O]()
@@ -80,11 +81,6 @@ func AsTool[I, O any](r Runner[O], opts ...ToolOption) tool.Tool {
 		panic(fmt.Sprintf("assistant.AsTool: %q: result: %v", cfg.name, err))
 	}
 	return &typedAgentTool[I, O]{agentTool: t, output: s.JSON()}
-}
-
-// delegated is the arguments object of a delegation whose input is not an object.
-type delegated[I any] struct {
-	Input I `json:"input"`
 }
 
 type agentTool[I, O any] struct {
@@ -160,7 +156,7 @@ func (t *agentTool[I, O]) input(args json.RawMessage) (Input, error) {
 	}
 	var prompt string
 	if t.wrapped {
-		var w delegated[I]
+		var w argshape.Input[I]
 		if err := json.Unmarshal(args, &w); err != nil {
 			return Input{}, fmt.Errorf("%w: %v", tool.ErrInvalidArgs, err)
 		}

@@ -11,6 +11,7 @@ import (
 	"text/template"
 	"text/template/parse"
 
+	"github.com/cadrehq/cadre/internal/argshape"
 	"github.com/cadrehq/cadre/pkg/callback"
 	"github.com/cadrehq/cadre/pkg/model"
 	"github.com/cadrehq/cadre/pkg/schema"
@@ -254,10 +255,6 @@ const (
 	finalResultDescription = "Give your final answer by calling this tool: its arguments are the answer. Call it once, when you have everything you need."
 )
 
-type wrappedOutput[O any] struct {
-	Output O `json:"output"`
-}
-
 // sendsStrict reports whether final_result goes to m in its strict form. An answer is checked
 // against the form its request was sent with.
 func (o *output) sendsStrict(m model.Model) bool {
@@ -275,8 +272,8 @@ func newOutput[O any]() (*output, error) {
 		return nil, fmt.Errorf("output type %T: %w", zero, err)
 	}
 	out := &output{schema: s, final: s}
-	if !tool.IsObjectType(t) {
-		if out.final, err = schema.For[wrappedOutput[O]](); err != nil {
+	if !argshape.IsObjectType(t) {
+		if out.final, err = schema.For[argshape.Output[O]](); err != nil {
 			return nil, fmt.Errorf("output type %T: %w", zero, err)
 		}
 		out.wrapped = true

@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/cadrehq/cadre/internal/schemacheck"
 )
 
 // resourceURL is where a compiled document lives for the validator. No document is ever loaded
@@ -22,7 +24,7 @@ type Schema struct {
 	strict    json.RawMessage
 	object    bool
 	validator *jsonschema.Schema
-	check     *checker // the fast path of Validate; nil when the document is outside its subset
+	check     *schemacheck.Checker // the fast path of Validate; nil when the document is outside its subset
 
 	strictOnce     sync.Once
 	strictCompiled *Schema
@@ -68,7 +70,7 @@ func newSchema(tree any) (*Schema, error) {
 	if s.validator, err = c.Compile(resourceURL); err != nil {
 		return nil, fmt.Errorf("not a valid, self-contained JSON Schema: %w", err)
 	}
-	s.check, _ = newChecker(tree, s.validator.DraftVersion) // no checker: Validate uses v6 alone
+	s.check, _ = schemacheck.Compile(s.doc, s.validator.DraftVersion) // no checker: Validate uses v6 alone
 
 	s.strict = encodeTree(strictSchema(tree)) // the document is already encoded: tree is free
 	return s, nil

@@ -66,11 +66,11 @@ func (e *ValidationError) Error() string {
 // Validate is safe for concurrent use. When data is valid, it usually allocates nothing.
 func (s *Schema) Validate(data []byte) error {
 	// The fast path: a checker compiled from the document reads data once, in place (see
-	// check.go). It exists only for documents made of keywords it decides exactly as v6 does,
-	// and only its "valid" is taken. Data that is invalid, or that it does not decide (duplicate
-	// names, very long numbers, invalid UTF-8, deep nesting, ...), goes to the full path below,
-	// which decides and words the errors: the answer is always the full path's.
-	if s.check != nil && s.check.verdict(data) == valid {
+	// internal/schemacheck). It exists only for documents made of keywords it decides exactly as
+	// v6 does, and it says valid only when v6 would. Data that is invalid, or that it does not
+	// decide (duplicate names, very long numbers, invalid UTF-8, deep nesting, ...), goes to the
+	// full path below, which decides and words the errors: the answer is always the full path's.
+	if s.check != nil && s.check.Valid(data) {
 		return nil
 	}
 	return s.validateFull(data)

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"time"
 
+	"github.com/cadrehq/cadre/internal/argshape"
 	"github.com/cadrehq/cadre/pkg/schema"
 )
 
@@ -23,10 +24,10 @@ func WithTimeout(d time.Duration) FuncOption {
 	return func(c *funcConfig) { c.timeout = d }
 }
 
-// Func makes a tool of fn. A struct, pointer-to-struct or map I is the arguments object; any
-// other I is wrapped as {"input": I}. The result is O as JSON, or O itself when O is a string;
-// the tool is a Typed when O encodes as a JSON object: a struct or map (or a pointer to a
-// struct), see IsObjectType.
+// Func makes a tool of fn. An I whose values encode as a JSON object (a struct, a map, or a
+// pointer to one; not time.Time, which encodes as a string) is the arguments object; any other
+// I is wrapped as {"input": I}. The result is O as JSON, or O itself when O is a string; the
+// tool is a Typed when O encodes as a JSON object, as such an I does.
 //
 // Func panics, as regexp.MustCompile does, on programmer errors: an invalid name (see
 // ValidName), a nil fn, or an I or O that has no JSON Schema.
@@ -41,11 +42,11 @@ func Func[I, O any](name, description string, fn func(ctx context.Context, in I)
 	for _, o := range opts {
 		o(&cfg)
 	}
-	wrap := !IsObjectType(reflect.TypeFor[I]())
+	wrap := !argshape.IsObjectType(reflect.TypeFor[I]())
 	var in *schema.Schema
 	var err error
 	if wrap {
-		in, err = schema.For[wrappedInput[I]]()
+		in, err = schema.For[argshape.Input[I]]()
 	} else {
 		in, err = schema.For[I]()
 	}
@@ -64,32 +65,10 @@ func Func[I, O any](name, description string, fn func(ctx context.Context, in I)
 	if err != nil {
 		panic(fmt.Sprintf("tool.Func: %q: result: %v", name, err))
 	}
-	if !IsObjectType(outType) {
+	if !argshape.IsObjectType(outType) {
 		return f
 	}
 	return &typedFuncTool[I, O]{funcTool: f, output: out.JSON()}
-}
-
-// IsObjectType reports whether values of t encode as JSON objects: a struct, a pointer to a
-// struct, or a map, unless its JSON Schema says it encodes as something else (time.Time is a
-// struct that encodes as a string). Such a type is a tool's arguments object as it is; any
-// other is wrapped.
-func IsObjectType(t reflect.Type) bool {
-	if t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t.Kind() != reflect.Struct && t.Kind() != reflect.Map {
-		return false
-	}
-	// A type without a schema counts as an object, so that the caller's own schema.For
-	// reports the error about the type itself.
-	s, err := schema.Of(t)
-	return err != nil || s.IsObject()
-}
-
-// wrappedInput is the arguments object of a tool whose input is not an object.
-type wrappedInput[I any] struct {
-	Input I `json:"input"`
 }
 
 type funcTool[I, O any] struct {
@@ -131,7 +110,7 @@ func (f *funcTool[I, O]) Call(ctx context.Context, args json.RawMessage) (string
 
 func (f *funcTool[I, O]) decode(args json.RawMessage) (I, error) {
 	if f.wrap {
-		var w wrappedInput[I]
+		var w argshape.Input[I]
 		if err := json.Unmarshal(args, &w); err != nil {
 			return w.Input, fmt.Errorf("%w: %v", ErrInvalidArgs, err)
 		}

@@ -1,10 +1,8 @@
 package tool_test
 
 import (
-	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/cadrehq/cadre/pkg/tool"
 )
@@ -37,30 +35,6 @@ func TestValidName(t *testing.T) {
 		}
 		if !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("ValidName(%q) = %q, want it to mention %s", tt.name, err, tt.want)
-		}
-	}
-}
-
-func TestIsObjectType(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		t    reflect.Type
-		want bool
-	}{
-		{reflect.TypeFor[weatherArgs](), true},
-		{reflect.TypeFor[*weatherArgs](), true},
-		{reflect.TypeFor[map[string]int](), true},
-		{reflect.TypeFor[map[string]any](), true},
-		{reflect.TypeFor[string](), false},
-		{reflect.TypeFor[int](), false},
-		{reflect.TypeFor[[]weatherArgs](), false},
-		{reflect.TypeFor[any](), false},
-		{reflect.TypeFor[time.Time](), false}, // a struct whose JSON is a string
-		{reflect.TypeFor[*time.Time](), false},
-	}
-	for _, tt := range tests {
-		if got := tool.IsObjectType(tt.t); got != tt.want {
-			t.Errorf("IsObjectType(%v) = %t, want %t", tt.t, got, tt.want)
 		}
 	}
 }

@@ -1,8 +1,11 @@
-package schema
+package schemacheck
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"math/rand/v2"
 	"slices"
@@ -10,48 +13,105 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// The fast path may say "valid" only when v6 says so, and "invalid" only when v6 says so (not
-// and oneOf depend on the second). These tests compare the two on many schemas and inputs.
+// The checker may say "valid" only when v6 says so, and "invalid" only when v6 says so (not and
+// oneOf depend on the second). These tests compare the two on many schemas and inputs, with v6
+// run as pkg/schema runs it on the data the checker does not accept: compiled from the same
+// document, on the value encoding/json decodes from the data.
 
-// compareVerdicts checks the fast verdict on data against v6's, and that Validate agrees with
-// v6. It returns both.
-func compareVerdicts(t *testing.T, s *Schema, data []byte) (fast verdict, full error) {
+// compiled is a document compiled by v6 and by Compile.
+type compiled struct {
+	doc   []byte
+	v6    *jsonschema.Schema
+	check *Checker // nil when the document is outside the checker's subset
+}
+
+// compile compiles doc as pkg/schema does: with v6, reading a document without "$schema" as
+// draft 2020-12 and loading nothing, then with Compile for v6's draft. why is Compile's error.
+func compile(tb testing.TB, doc []byte) (c *compiled, why error) {
+	tb.Helper()
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
+	if err != nil {
+		tb.Fatalf("%v\n%s", err, doc)
+	}
+	const url = "mem:///schema.json"
+	comp := jsonschema.NewCompiler()
+	comp.DefaultDraft(jsonschema.Draft2020)
+	comp.UseLoader(jsonschema.SchemeURLLoader{})
+	if err := comp.AddResource(url, v); err != nil {
+		tb.Fatalf("%v\n%s", err, doc)
+	}
+	full, err := comp.Compile(url)
+	if err != nil {
+		tb.Fatalf("v6 does not compile the document: %v\n%s", err, doc)
+	}
+	c = &compiled{doc: doc, v6: full}
+	c.check, why = Compile(doc, full.DraftVersion)
+	return c, why
+}
+
+// mustCompile compiles doc, which must be in the checker's subset.
+func mustCompile(tb testing.TB, doc string) *compiled {
+	tb.Helper()
+	c, why := compile(tb, []byte(doc))
+	if c.check == nil {
+		tb.Fatalf("no checker (%v) for %s", why, doc)
+	}
+	return c
+}
+
+// validate is v6's answer: nil when data is one JSON value that v6 finds valid.
+func (c *compiled) validate(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return fmt.Errorf("not JSON: %w", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("not JSON: more data after the value")
+	}
+	return c.v6.Validate(v)
+}
+
+// compareVerdicts checks the checker's verdict on data against v6's, and that Valid says the
+// same. It returns both.
+func compareVerdicts(t *testing.T, c *compiled, data []byte) (fast verdict, full error) {
 	t.Helper()
-	fast = s.check.verdict(data)
-	full = s.validateFull(data)
+	fast = c.check.verdict(data)
+	full = c.validate(data)
 	switch {
 	case fast == valid && full != nil:
-		t.Errorf("fast path accepts what v6 rejects:\nschema %s\ndata   %q\nv6     %v", s.JSON(), data, full)
+		t.Errorf("the checker accepts what v6 rejects:\nschema %s\ndata   %q\nv6     %v", c.doc, data, full)
 	case fast == invalid && full == nil:
-		t.Errorf("fast path rejects what v6 accepts:\nschema %s\ndata   %q", s.JSON(), data)
+		t.Errorf("the checker rejects what v6 accepts:\nschema %s\ndata   %q", c.doc, data)
 	}
-	if got := s.Validate(data); (got == nil) != (full == nil) {
-		t.Errorf("Validate = %v, v6 says %v:\nschema %s\ndata   %q", got, full, s.JSON(), data)
+	if got := c.check.Valid(data); got != (fast == valid) {
+		t.Errorf("Valid = %t, verdict %v:\nschema %s\ndata   %q", got, fast, c.doc, data)
 	}
 	return fast, full
 }
 
-func TestFastPathDifferential(t *testing.T) {
+// TestDifferential compares the checker and v6 on random schemas of the subset and on random
+// data for them, most of it valid.
+func TestDifferential(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
 	const schemas, instances = 400, 40
 	var pairs, fullValid, fastValid, fastInvalid int
 	for range schemas {
 		doc := randomSchema(r)
-		s, err := Compile(doc)
-		if err != nil {
-			t.Fatalf("generated schema does not compile: %v\n%s", err, doc)
-		}
-		if s.check == nil {
-			_, why := newChecker(mustTree(t, s.JSON()), s.validator.DraftVersion)
-			t.Fatalf("generated schema is outside the fast path's subset (%v):\n%s", why, doc)
+		c, why := compile(t, doc)
+		if c.check == nil {
+			t.Fatalf("generated schema is outside the checker's subset (%v):\n%s", why, doc)
 		}
 		g := &instanceGen{r: r, root: decodeAny(t, doc)}
 		for i := range instances {
 			data := g.instance(i)
-			fast, full := compareVerdicts(t, s, data)
+			fast, full := compareVerdicts(t, c, data)
 			pairs++
 			if full == nil {
 				fullValid++
@@ -63,38 +123,39 @@ func TestFastPathDifferential(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d pairs: v6 accepts %d, of which the fast path decides %d; v6 rejects %d, of which the fast path says invalid %d",
+	t.Logf("%d pairs: v6 accepts %d, of which the checker decides %d; v6 rejects %d, of which the checker says invalid %d",
 		pairs, fullValid, fastValid, pairs-fullValid, fastInvalid)
 	if fullValid < pairs/5 || fastValid < fullValid*9/10 {
-		t.Errorf("too few valid inputs, or too few decided by the fast path: %d pairs, %d valid, %d decided", pairs, fullValid, fastValid)
+		t.Errorf("too few valid inputs, or too few decided by the checker: %d pairs, %d valid, %d decided", pairs, fullValid, fastValid)
 	}
 }
 
-// FuzzValidate compares the verdicts of the fast path and of v6 on fuzzed data, against a fixed
+// FuzzValidate compares the verdicts of the checker and of v6 on fuzzed data, against a fixed
 // set of schemas.
 func FuzzValidate(f *testing.F) {
 	r := rand.New(rand.NewPCG(3, 4))
-	var compiled []*Schema
+	var schemas []*compiled
 	for _, doc := range fuzzSchemas {
-		compiled = append(compiled, mustCompile(f, doc))
+		schemas = append(schemas, mustCompile(f, doc))
 	}
 	for range 20 {
-		compiled = append(compiled, mustCompile(f, string(randomSchema(r))))
+		schemas = append(schemas, mustCompile(f, string(randomSchema(r))))
 	}
-	for i, s := range compiled {
-		g := &instanceGen{r: r, root: decodeAny(f, s.JSON())}
+	for i, c := range schemas {
+		g := &instanceGen{r: r, root: decodeAny(f, c.doc)}
 		for j := range 8 {
 			f.Add(uint8(i), g.instance(j))
 		}
 	}
 	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
-		s := compiled[int(which)%len(compiled)]
-		if s.check.verdict(data) == unsure {
-			// Validate leaves the data to v6 alone: nothing to compare. (v6 can take tens of
-			// milliseconds on a number like 1e999999, which would slow the fuzzer down.)
+		c := schemas[int(which)%len(schemas)]
+		if c.check.verdict(data) == unsure {
+			// pkg/schema leaves the data to v6 alone: nothing to compare. (v6 can take tens of
+			// milliseconds on a number like 1e999999, which would slow the fuzzer down, and
+			// pkg/schema keeps from it the numbers math/big cannot read.)
 			return
 		}
-		compareVerdicts(t, s, data)
+		compareVerdicts(t, c, data)
 	})
 }
 
@@ -110,27 +171,6 @@ var fuzzSchemas = []string{
 	`{"prefixItems":[{"const":"x"},{"type":"boolean"}],"items":false}`,
 }
 
-func mustCompile(tb testing.TB, doc string) *Schema {
-	tb.Helper()
-	s, err := Compile([]byte(doc))
-	if err != nil {
-		tb.Fatalf("%v\n%s", err, doc)
-	}
-	if s.check == nil {
-		tb.Fatalf("no fast path for %s", doc)
-	}
-	return s
-}
-
-func mustTree(tb testing.TB, doc []byte) any {
-	tb.Helper()
-	tree, err := parseTree(doc)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return tree
-}
-
 func decodeAny(tb testing.TB, doc []byte) any {
 	tb.Helper()
 	var v any
@@ -142,7 +182,7 @@ func decodeAny(tb testing.TB, doc []byte) any {
 	return v
 }
 
-// Random schemas, from the subset the fast path decides.
+// Random schemas, from the subset the checker decides.
 
 type schemaGen struct {
 	r      *rand.Rand
@@ -767,7 +807,7 @@ func surrogates(r rune) (rune, rune) {
 }
 
 // corrupt changes the bytes of an instance so that it is no longer JSON, or becomes JSON the
-// fast path may not decide.
+// checker may not decide.
 func (g *instanceGen) corrupt(b []byte) []byte {
 	switch g.r.IntN(9) {
 	case 0:

@@ -1,4 +1,4 @@
-package schema
+package schemacheck
 
 import (
 	"bytes"
@@ -7,20 +7,20 @@ import (
 	"unicode/utf8"
 )
 
-// The fast path of Validate reads the data in place with a scanner: it decodes nothing into Go
-// values and allocates nothing. The scanner accepts only what encoding/json accepts and reads it
-// the same way. Whenever the data is not JSON, or is JSON whose reading the fast path does not
-// want to vouch for (invalid UTF-8 in a string, which encoding/json replaces with U+FFFD; a lone
+// A Checker reads the data in place with a scanner: it decodes nothing into Go values and
+// allocates nothing. The scanner accepts only what encoding/json accepts and reads it the same
+// way. Whenever the data is not JSON, or is JSON whose reading the checker does not want to
+// vouch for (invalid UTF-8 in a string, which encoding/json replaces with U+FFFD; a lone
 // surrogate escape; a number too long to compare exactly; nesting deeper than maxDepth), the
-// scanner sets fail and the full validator decides.
+// scanner sets fail and the checker leaves the data to v6.
 
-// maxDepth is the deepest nesting of arrays and objects that the fast path reads.
+// maxDepth is the deepest nesting of arrays and objects that the checker reads.
 const maxDepth = 500
 
-// maxNumber is the length of the longest number the fast path reads, in bytes. A number of at
+// maxNumber is the length of the longest number the checker reads, in bytes. A number of at
 // most this many bytes, with an exponent of at most maxExponent, is always read exactly by both
-// the fast path and math/big, which v6 uses. Every other number fails the scan, even one the
-// schema does not look at: the full path rejects those math/big cannot read (see outOfRange).
+// the checker and math/big, which v6 uses. Every other number fails the scan, even one the
+// schema does not look at: pkg/schema rejects those math/big cannot read before v6 sees them.
 const (
 	maxNumber   = 40
 	maxExponent = 100_000
@@ -29,7 +29,7 @@ const (
 type scanner struct {
 	data []byte
 	i    int  // the next byte to read
-	fail bool // the data is not JSON, or not JSON the fast path decides
+	fail bool // the data is not JSON, or not JSON the checker decides
 }
 
 func (s *scanner) skipSpace() {

@@ -1,21 +1,16 @@
-package schema
+package schemacheck
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/big"
 	"regexp"
+	"slices"
 	"strings"
 )
 
-// A checker is the fast path of Validate: a schema compiled into a tree that checks data in one
-// pass over its bytes (see scan.go), allocating nothing. It exists only when every keyword of
-// the document is one it decides exactly as santhosh-tekuri/jsonschema/v6 does (see
-// newChecker), and Validate uses only its "valid" answers: invalid data, and data it cannot
-// decide, go to v6, which decides and words the errors. So the fast path changes how fast
-// Validate answers, never what it answers.
-//
 // A check has three outcomes, not two, because "not" and "oneOf" turn a failing subschema into a
 // passing one: a check may say invalid only when v6 would too.
 
@@ -43,7 +38,10 @@ const (
 	typeString
 )
 
-type checker struct {
+// Checker is a schema compiled to check data in one pass over its bytes, allocating nothing; a
+// subschema is a Checker too. Get one from Compile. A Checker is immutable and safe for
+// concurrent use.
+type Checker struct {
 	never  bool         // the schema false
 	types  types        // 0: any type
 	values [][]constant // from enum and const: the value must equal one of each list
@@ -53,22 +51,22 @@ type checker struct {
 	minLength, maxLength int // in characters; -1: no bound
 	pattern              *regexp.Regexp
 
-	prefixItems        []*checker // a nil entry accepts anything
-	items              *checker   // nil: any
+	prefixItems        []*Checker // a nil entry accepts anything
+	items              *Checker   // nil: any
 	minItems, maxItems int        // -1: no bound
 
 	properties                   []property // the names in "properties" and in "required"
 	required                     uint64     // bit i: properties[i] is required
-	additional                   *checker   // nil: any
+	additional                   *Checker   // nil: any
 	minProperties, maxProperties int        // -1: no bound
 
-	allOf, anyOf, oneOf []*checker // allOf holds the target of "$ref" too
-	not                 *checker
+	allOf, anyOf, oneOf []*Checker // allOf holds the target of "$ref" too
+	not                 *Checker
 }
 
 type property struct {
 	name   string
-	schema *checker // nil when the name is only in "required"
+	schema *Checker // nil when the name is only in "required"
 }
 
 // constant is a value of enum or const.
@@ -80,43 +78,54 @@ type constant struct {
 }
 
 // maxTracked is the most names "properties" and "required" of one schema may have together
-// for the fast path: it tracks which it has seen in a uint64.
+// for the checker: it tracks which it has seen in a uint64.
 const maxTracked = 64
 
-// newChecker compiles the document tree, which it does not modify, into a checker. draft is the
-// draft v6 compiled the document with. It returns an error naming what is outside the subset the
-// fast path decides exactly:
-//   - drafts 2020-12 and 07 only (in draft-07, "$ref" makes the other keywords of its schema
+// Compile compiles a schema document given as JSON. draft is the draft v6 reads the document as,
+// as its Schema.DraftVersion says (2020, 2019, 7, 6 or 4): which keywords apply, and how,
+// depends on it. Compile returns an error, naming what is outside the subset the checker
+// decides exactly, unless the document is:
+//   - of draft 2020-12 or 07 (in draft-07, "$ref" makes the other keywords of its schema
 //     ignored, and "format" is asserted, so it is outside the subset);
-//   - type, enum and const (of null, booleans, numbers and strings), minimum, maximum,
+//   - made of type, enum and const (of null, booleans, numbers and strings), minimum, maximum,
 //     exclusiveMinimum, exclusiveMaximum, multipleOf, minLength, maxLength, pattern (v6 matches
 //     it with Go's regexp, as here), properties, required, additionalProperties, items (a
 //     schema), prefixItems, minItems, maxItems, uniqueItems false, minProperties,
 //     maxProperties, allOf, anyOf, oneOf, not;
-//   - "$ref" to "#", "#/$defs/name" or "#/definitions/name", recursion included, but no cycle of
-//     references that does not read into the value (v6 reports those as errors);
-//   - the annotations title, description, default, examples, $comment, deprecated, readOnly,
-//     writeOnly, contentEncoding and contentMediaType (v6 asserts no content), and format in
-//     2020-12 (where v6 does not assert it); $schema, $id, $defs and definitions at the root.
-func newChecker(tree any, draft int) (*checker, error) {
+//   - with "$ref" only to "#", "#/$defs/name" or "#/definitions/name", recursion included, but no
+//     cycle of references that does not read into the value (v6 reports those as errors);
+//   - and otherwise only the annotations title, description, default, examples, $comment,
+//     deprecated, readOnly, writeOnly, contentEncoding and contentMediaType (v6 asserts no
+//     content), and format in 2020-12 (where v6 does not assert it); $schema, $id, $defs and
+//     definitions at the root.
+//
+// Compile expects a document v6 compiles: it checks no more of the document than it must to
+// compile it. It does not keep doc.
+func Compile(doc []byte, draft int) (*Checker, error) {
 	if draft != 2020 && draft != 7 {
 		return nil, fmt.Errorf("draft %d", draft)
 	}
-	cc := &checkCompiler{draft7: draft == 7, defs: map[string]*checker{}}
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	dec.UseNumber()
+	var tree any
+	if err := dec.Decode(&tree); err != nil {
+		return nil, fmt.Errorf("the document is not JSON: %w", err)
+	}
+	cc := &checkCompiler{draft7: draft == 7, defs: map[string]*Checker{}}
 	root := cc.new()
 	cc.defs[""] = root
 	var defs []member // with keys "$defs/name" and "definitions/name"
-	if o, ok := tree.(*object); ok {
+	if o, ok := tree.(map[string]any); ok {
 		for _, k := range []string{"$defs", "definitions"} {
-			v, ok := o.lookup(k)
+			v, ok := o[k]
 			if !ok {
 				continue
 			}
-			named, ok := v.(*object)
+			named, ok := v.(map[string]any)
 			if !ok {
 				return nil, fmt.Errorf("%s is not an object", k)
 			}
-			for _, m := range named.members {
+			for _, m := range members(named) {
 				defs = append(defs, member{k + "/" + m.key, m.val})
 				cc.defs[k+"/"+m.key] = cc.new()
 			}
@@ -135,10 +144,26 @@ func newChecker(tree any, draft int) (*checker, error) {
 	return root, nil
 }
 
+// member is a name and value of a JSON object of the document.
+type member struct {
+	key string
+	val any
+}
+
+// members returns the members of o sorted by name, so that a document always compiles to the
+// same Checker.
+func members(o map[string]any) []member {
+	out := make([]member, 0, len(o))
+	for _, k := range slices.Sorted(maps.Keys(o)) {
+		out = append(out, member{k, o[k]})
+	}
+	return out
+}
+
 type checkCompiler struct {
 	draft7 bool
-	defs   map[string]*checker // by "$defs/name" or "definitions/name"; "" is the root
-	all    []*checker
+	defs   map[string]*Checker // by "$defs/name" or "definitions/name"; "" is the root
+	all    []*Checker
 	err    error // the first keyword outside the subset
 }
 
@@ -148,33 +173,33 @@ func (cc *checkCompiler) fail(format string, args ...any) {
 	}
 }
 
-func (cc *checkCompiler) new() *checker {
-	c := &checker{minLength: -1, maxLength: -1, minItems: -1, maxItems: -1, minProperties: -1, maxProperties: -1}
+func (cc *checkCompiler) new() *Checker {
+	c := &Checker{minLength: -1, maxLength: -1, minItems: -1, maxItems: -1, minProperties: -1, maxProperties: -1}
 	cc.all = append(cc.all, c)
 	return c
 }
 
 // schema compiles the subschema v.
-func (cc *checkCompiler) schema(v any) *checker {
+func (cc *checkCompiler) schema(v any) *Checker {
 	c := cc.new()
 	cc.fill(c, v, false)
 	return c
 }
 
 // optional compiles the subschema v, or returns nil when v is true.
-func (cc *checkCompiler) optional(v any) *checker {
+func (cc *checkCompiler) optional(v any) *Checker {
 	if v == true {
 		return nil
 	}
 	return cc.schema(v)
 }
 
-func (cc *checkCompiler) list(v any) []*checker {
+func (cc *checkCompiler) list(v any) []*Checker {
 	arr, ok := v.([]any)
 	if !ok {
 		cc.fail("a list of schemas is %T", v)
 	}
-	out := make([]*checker, len(arr))
+	out := make([]*Checker, len(arr))
 	for i, e := range arr {
 		out[i] = cc.schema(e)
 	}
@@ -182,8 +207,8 @@ func (cc *checkCompiler) list(v any) []*checker {
 }
 
 // fill compiles the schema v into c.
-func (cc *checkCompiler) fill(c *checker, v any, root bool) {
-	o, ok := v.(*object)
+func (cc *checkCompiler) fill(c *Checker, v any, root bool) {
+	o, ok := v.(map[string]any)
 	if !ok {
 		b, ok := v.(bool)
 		if !ok {
@@ -192,12 +217,12 @@ func (cc *checkCompiler) fill(c *checker, v any, root bool) {
 		c.never = !b
 		return
 	}
-	if ref, ok := o.lookup("$ref"); ok && cc.draft7 {
-		c.allOf = []*checker{cc.ref(ref)} // the other keywords are ignored
+	if ref, ok := o["$ref"]; ok && cc.draft7 {
+		c.allOf = []*Checker{cc.ref(ref)} // the other keywords are ignored
 		return
 	}
 	var required []string
-	for _, m := range o.members {
+	for _, m := range members(o) {
 		switch m.key {
 		case "title", "description", "$comment", "default", "examples", "deprecated", "readOnly",
 			"writeOnly", "contentEncoding", "contentMediaType":
@@ -265,12 +290,12 @@ func (cc *checkCompiler) fill(c *checker, v any, root bool) {
 		case "maxProperties":
 			c.maxProperties = cc.count(m)
 		case "properties":
-			named, ok := m.val.(*object)
+			named, ok := m.val.(map[string]any)
 			if !ok {
 				cc.fail("properties is %T", m.val)
 				break
 			}
-			for _, p := range named.members {
+			for _, p := range members(named) {
 				c.properties = append(c.properties, property{p.key, cc.schema(p.val)})
 			}
 		case "required":
@@ -299,7 +324,7 @@ func (cc *checkCompiler) fill(c *checker, v any, root bool) {
 }
 
 // require adds the required names to c.properties and marks them in c.required.
-func (cc *checkCompiler) require(c *checker, names []string) {
+func (cc *checkCompiler) require(c *Checker, names []string) {
 	for _, name := range names {
 		i := 0
 		for i < len(c.properties) && c.properties[i].name != name {
@@ -317,7 +342,7 @@ func (cc *checkCompiler) require(c *checker, names []string) {
 	}
 }
 
-func (cc *checkCompiler) ref(v any) *checker {
+func (cc *checkCompiler) ref(v any) *Checker {
 	ref, _ := v.(string)
 	if ref == "#" {
 		return cc.defs[""]
@@ -410,14 +435,14 @@ func (cc *checkCompiler) count(m member) int {
 
 // loops reports whether a checker reaches itself through allOf, anyOf, oneOf, not and $ref
 // alone, without reading into the value: v6 reports such a cycle as an error.
-func loops(all []*checker) bool {
+func loops(all []*Checker) bool {
 	const (
 		visiting = 1
 		done     = 2
 	)
-	state := map[*checker]int{}
-	var visit func(c *checker) bool
-	visit = func(c *checker) bool {
+	state := map[*Checker]int{}
+	var visit func(c *Checker) bool
+	visit = func(c *Checker) bool {
 		switch state[c] {
 		case visiting:
 			return true
@@ -425,7 +450,7 @@ func loops(all []*checker) bool {
 			return false
 		}
 		state[c] = visiting
-		subs := append(append(append([]*checker{c.not}, c.allOf...), c.anyOf...), c.oneOf...)
+		subs := append(append(append([]*Checker{c.not}, c.allOf...), c.anyOf...), c.oneOf...)
 		for _, sub := range subs {
 			if sub != nil && visit(sub) {
 				return true
@@ -442,9 +467,19 @@ func loops(all []*checker) bool {
 	return false
 }
 
+// Valid reports whether data is one JSON value, with only white space around it, that matches
+// the schema, as santhosh-tekuri/jsonschema/v6 says of the value encoding/json decodes from
+// data. It is true only when v6 would say so too. It is false when v6 would not, and also when
+// the checker leaves the data to v6: data that is not JSON, invalid UTF-8 or a lone surrogate
+// in a string, a number too long to compare exactly, nesting deeper than 500, a repeated name
+// where it matters, a pattern to match against a string with escapes, ...
+//
+// Valid allocates nothing.
+func (c *Checker) Valid(data []byte) bool { return c.verdict(data) == valid }
+
 // verdict checks that data is one JSON value, with only white space around it, that matches
 // the schema.
-func (c *checker) verdict(data []byte) verdict {
+func (c *Checker) verdict(data []byte) verdict {
 	s := scanner{data: data}
 	s.skipSpace()
 	v := c.check(&s, 0)
@@ -457,7 +492,7 @@ func (c *checker) verdict(data []byte) verdict {
 
 // check reads one value and checks it against c and its subschemas; each subschema that applies
 // to the value itself reads the value again.
-func (c *checker) check(s *scanner, depth int) verdict {
+func (c *Checker) check(s *scanner, depth int) verdict {
 	start := s.i
 	v := c.value(s, depth)
 	end := s.i
@@ -490,7 +525,7 @@ func (c *checker) check(s *scanner, depth int) verdict {
 	return v
 }
 
-func anyOf(subs []*checker, s *scanner, start, depth int) verdict {
+func anyOf(subs []*Checker, s *scanner, start, depth int) verdict {
 	v := invalid
 	for _, sub := range subs {
 		s.i = start
@@ -504,7 +539,7 @@ func anyOf(subs []*checker, s *scanner, start, depth int) verdict {
 	return v
 }
 
-func oneOf(subs []*checker, s *scanner, start, depth int) verdict {
+func oneOf(subs []*Checker, s *scanner, start, depth int) verdict {
 	matched, undecided := 0, false
 	for _, sub := range subs {
 		s.i = start
@@ -528,7 +563,7 @@ func oneOf(subs []*checker, s *scanner, start, depth int) verdict {
 
 // value reads one value and checks it against the keywords of c that are not subschemas of
 // the value itself.
-func (c *checker) value(s *scanner, depth int) verdict {
+func (c *Checker) value(s *scanner, depth int) verdict {
 	if depth > maxDepth {
 		s.fail = true
 		return unsure
@@ -573,11 +608,11 @@ func (c *checker) value(s *scanner, depth int) verdict {
 	return c.number(&d)
 }
 
-func (c *checker) allows(t types) bool { return c.types == 0 || c.types&t != 0 }
+func (c *Checker) allows(t types) bool { return c.types == 0 || c.types&t != 0 }
 
 // listed reports whether the value is one of each list of c.values; num is set for a number,
 // raw and escaped for a string.
-func (c *checker) listed(t types, b bool, num *decimal, raw []byte, escaped bool) bool {
+func (c *Checker) listed(t types, b bool, num *decimal, raw []byte, escaped bool) bool {
 	for _, list := range c.values {
 		found := false
 		for i := 0; i < len(list) && !found; i++ {
@@ -603,7 +638,7 @@ func (c *checker) listed(t types, b bool, num *decimal, raw []byte, escaped bool
 	return true
 }
 
-func (c *checker) number(d *decimal) verdict {
+func (c *Checker) number(d *decimal) verdict {
 	switch {
 	case !c.allows(typeNumber) && !(c.allows(typeInteger) && d.isInteger()),
 		!c.listed(typeNumber, false, d, nil, false),
@@ -625,7 +660,7 @@ func (c *checker) number(d *decimal) verdict {
 	return valid
 }
 
-func (c *checker) string(raw []byte, escaped bool, runes int) verdict {
+func (c *Checker) string(raw []byte, escaped bool, runes int) verdict {
 	switch {
 	case !c.allows(typeString),
 		!c.listed(typeString, false, nil, raw, escaped),
@@ -644,7 +679,7 @@ func (c *checker) string(raw []byte, escaped bool, runes int) verdict {
 	return valid
 }
 
-func (c *checker) array(s *scanner, depth int) verdict {
+func (c *Checker) array(s *scanner, depth int) verdict {
 	v := valid
 	n := 0
 	s.i++
@@ -669,7 +704,7 @@ func (c *checker) array(s *scanner, depth int) verdict {
 	return v
 }
 
-func (c *checker) object(s *scanner, depth int) verdict {
+func (c *Checker) object(s *scanner, depth int) verdict {
 	v := valid
 	var seen uint64   // bit i: properties[i] is present
 	var buf [8][]byte // the raw names of the other properties
@@ -683,7 +718,7 @@ func (c *checker) object(s *scanner, depth int) verdict {
 			break
 		}
 		n++
-		var sub *checker
+		var sub *Checker
 		if i := c.lookup(name, escaped); i >= 0 {
 			duplicate = duplicate || seen&(1<<i) != 0
 			seen |= 1 << i
@@ -722,7 +757,7 @@ func (c *checker) object(s *scanner, depth int) verdict {
 }
 
 // lookup returns the index of the property name in c.properties, or -1.
-func (c *checker) lookup(name []byte, escaped bool) int {
+func (c *Checker) lookup(name []byte, escaped bool) int {
 	for i := range c.properties {
 		if equalString(name, escaped, c.properties[i].name) {
 			return i
