@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/cadrehq/cadre/internal/argshape"
 	"github.com/cadrehq/cadre/internal/jsonfind"
 	"github.com/cadrehq/cadre/pkg/callback"
 	"github.com/tmc/langchaingo/llms"
@@ -121,9 +122,7 @@ func (r *run[O]) parseFinal(ctx context.Context, args string) error {
 func (r *run[O]) takeFinal(ctx context.Context, args string) error {
 	data := []byte(args)
 	if r.p.out.wrapped {
-		var w struct {
-			Output json.RawMessage `json:"output"`
-		}
+		var w argshape.Output[json.RawMessage]
 		if err := json.Unmarshal(data, &w); err != nil {
 			return fmt.Errorf("the arguments do not decode: %v", err)
 		}
