@@ -105,14 +105,23 @@ func (p *plan[O]) run(ctx context.Context, in Input) (*Result[O], error) {
 	r.first = len(r.msgs)
 	r.userPart[0] = llms.TextContent{Text: in.Prompt}
 	r.msgs = append(r.msgs, llms.MessageContent{Role: llms.ChatMessageTypeHuman, Parts: r.userPart[:]})
+	if len(r.state.mw) == 0 {
+		r.started(ctx)
+		return r.loop(ctx)
+	}
 	return r.around(ctx, RunInfo{Prompt: in.Prompt}, r.loop)
+}
+
+// started emits the run's RunStart event.
+func (r *run[O]) started(ctx context.Context) {
+	if r.state.handler != nil {
+		r.emit(ctx, callback.Event{Kind: callback.RunStart})
+	}
 }
 
 // around starts the run: its RunStart event, then body inside the run middleware.
 func (r *run[O]) around(ctx context.Context, info RunInfo, body func(context.Context) (*Result[O], error)) (*Result[O], error) {
-	if r.state.handler != nil {
-		r.emit(ctx, callback.Event{Kind: callback.RunStart})
-	}
+	r.started(ctx)
 	if len(r.state.mw) == 0 {
 		return body(ctx)
 	}
