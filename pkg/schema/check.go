@@ -7,6 +7,8 @@ import (
 	"math/big"
 	"regexp"
 	"strings"
+
+	"github.com/cadrehq/cadre/internal/ojson"
 )
 
 // A checker is the fast path of Validate: a schema compiled into a tree that checks data in one
@@ -105,25 +107,25 @@ func newChecker(tree any, draft int) (*checker, error) {
 	cc := &checkCompiler{draft7: draft == 7, defs: map[string]*checker{}}
 	root := cc.new()
 	cc.defs[""] = root
-	var defs []member // with keys "$defs/name" and "definitions/name"
-	if o, ok := tree.(*object); ok {
+	var defs []ojson.Member // with keys "$defs/name" and "definitions/name"
+	if o, ok := tree.(*ojson.Object); ok {
 		for _, k := range []string{"$defs", "definitions"} {
-			v, ok := o.lookup(k)
+			v, ok := o.Lookup(k)
 			if !ok {
 				continue
 			}
-			named, ok := v.(*object)
+			named, ok := v.(*ojson.Object)
 			if !ok {
 				return nil, fmt.Errorf("%s is not an object", k)
 			}
-			for _, m := range named.members {
-				defs = append(defs, member{k + "/" + m.key, m.val})
-				cc.defs[k+"/"+m.key] = cc.new()
+			for _, m := range named.Members {
+				defs = append(defs, ojson.Member{Key: k + "/" + m.Key, Value: m.Value})
+				cc.defs[k+"/"+m.Key] = cc.new()
 			}
 		}
 	}
 	for _, d := range defs {
-		cc.fill(cc.defs[d.key], d.val, false)
+		cc.fill(cc.defs[d.Key], d.Value, false)
 	}
 	cc.fill(root, tree, true)
 	if cc.err != nil {
@@ -183,7 +185,7 @@ func (cc *checkCompiler) list(v any) []*checker {
 
 // fill compiles the schema v into c.
 func (cc *checkCompiler) fill(c *checker, v any, root bool) {
-	o, ok := v.(*object)
+	o, ok := v.(*ojson.Object)
 	if !ok {
 		b, ok := v.(bool)
 		if !ok {
@@ -192,13 +194,13 @@ func (cc *checkCompiler) fill(c *checker, v any, root bool) {
 		c.never = !b
 		return
 	}
-	if ref, ok := o.lookup("$ref"); ok && cc.draft7 {
+	if ref, ok := o.Lookup("$ref"); ok && cc.draft7 {
 		c.allOf = []*checker{cc.ref(ref)} // the other keywords are ignored
 		return
 	}
 	var required []string
-	for _, m := range o.members {
-		switch m.key {
+	for _, m := range o.Members {
+		switch m.Key {
 		case "title", "description", "$comment", "default", "examples", "deprecated", "readOnly",
 			"writeOnly", "contentEncoding", "contentMediaType":
 		case "format":
@@ -207,15 +209,15 @@ func (cc *checkCompiler) fill(c *checker, v any, root bool) {
 			}
 		case "$schema", "$id", "$defs", "definitions":
 			if !root {
-				cc.fail("%s below the root", m.key)
+				cc.fail("%s below the root", m.Key)
 			}
 		case "type":
-			c.types = cc.types(m.val)
+			c.types = cc.types(m.Value)
 		case "enum":
-			arr, _ := m.val.([]any)
+			arr, _ := m.Value.([]any)
 			c.values = append(c.values, cc.constants(arr))
 		case "const":
-			c.values = append(c.values, cc.constants([]any{m.val}))
+			c.values = append(c.values, cc.constants([]any{m.Value}))
 		case "minimum":
 			c.minimum = cc.number(m)
 		case "maximum":
@@ -226,14 +228,14 @@ func (cc *checkCompiler) fill(c *checker, v any, root bool) {
 			c.exclusiveMaximum = cc.number(m)
 		case "multipleOf":
 			if c.multipleOf = cc.number(m); c.multipleOf != nil && c.multipleOf.sign() <= 0 {
-				cc.fail("multipleOf %v", m.val)
+				cc.fail("multipleOf %v", m.Value)
 			}
 		case "minLength":
 			c.minLength = cc.count(m)
 		case "maxLength":
 			c.maxLength = cc.count(m)
 		case "pattern":
-			pat, _ := m.val.(string)
+			pat, _ := m.Value.(string)
 			re, err := regexp.Compile(pat) // as v6 compiles it
 			if err != nil {
 				cc.fail("pattern: %v", err)
@@ -244,19 +246,19 @@ func (cc *checkCompiler) fill(c *checker, v any, root bool) {
 		case "maxItems":
 			c.maxItems = cc.count(m)
 		case "uniqueItems":
-			if m.val != false {
+			if m.Value != false {
 				cc.fail("uniqueItems")
 			}
 		case "items":
-			if _, isList := m.val.([]any); isList {
+			if _, isList := m.Value.([]any); isList {
 				cc.fail("items as a list")
 			}
-			c.items = cc.optional(m.val)
+			c.items = cc.optional(m.Value)
 		case "prefixItems":
 			if cc.draft7 {
 				cc.fail("prefixItems in draft-07")
 			}
-			arr, _ := m.val.([]any)
+			arr, _ := m.Value.([]any)
 			for _, e := range arr {
 				c.prefixItems = append(c.prefixItems, cc.optional(e))
 			}
@@ -265,34 +267,34 @@ func (cc *checkCompiler) fill(c *checker, v any, root bool) {
 		case "maxProperties":
 			c.maxProperties = cc.count(m)
 		case "properties":
-			named, ok := m.val.(*object)
+			named, ok := m.Value.(*ojson.Object)
 			if !ok {
-				cc.fail("properties is %T", m.val)
+				cc.fail("properties is %T", m.Value)
 				break
 			}
-			for _, p := range named.members {
-				c.properties = append(c.properties, property{p.key, cc.schema(p.val)})
+			for _, p := range named.Members {
+				c.properties = append(c.properties, property{p.Key, cc.schema(p.Value)})
 			}
 		case "required":
-			arr, _ := m.val.([]any)
+			arr, _ := m.Value.([]any)
 			for _, name := range arr {
 				s, _ := name.(string)
 				required = append(required, s)
 			}
 		case "additionalProperties":
-			c.additional = cc.optional(m.val)
+			c.additional = cc.optional(m.Value)
 		case "allOf":
-			c.allOf = append(c.allOf, cc.list(m.val)...)
+			c.allOf = append(c.allOf, cc.list(m.Value)...)
 		case "anyOf":
-			c.anyOf = cc.list(m.val)
+			c.anyOf = cc.list(m.Value)
 		case "oneOf":
-			c.oneOf = cc.list(m.val)
+			c.oneOf = cc.list(m.Value)
 		case "not":
-			c.not = cc.schema(m.val)
+			c.not = cc.schema(m.Value)
 		case "$ref":
-			c.allOf = append(c.allOf, cc.ref(m.val))
+			c.allOf = append(c.allOf, cc.ref(m.Value))
 		default:
-			cc.fail("keyword %q", m.key)
+			cc.fail("keyword %q", m.Key)
 		}
 	}
 	cc.require(c, required)
@@ -387,22 +389,22 @@ func (cc *checkCompiler) constants(arr []any) []constant {
 	return out
 }
 
-func (cc *checkCompiler) number(m member) *decimal {
-	n, _ := m.val.(json.Number)
+func (cc *checkCompiler) number(m ojson.Member) *decimal {
+	n, _ := m.Value.(json.Number)
 	d, ok := parseDecimal([]byte(n))
 	if n == "" || !ok {
-		cc.fail("%s %v", m.key, m.val)
+		cc.fail("%s %v", m.Key, m.Value)
 		return nil
 	}
 	return &d
 }
 
 // count reads a non-negative integer the way v6 does (2.0 is 2).
-func (cc *checkCompiler) count(m member) int {
-	n, _ := m.val.(json.Number)
+func (cc *checkCompiler) count(m ojson.Member) int {
+	n, _ := m.Value.(json.Number)
 	r, ok := new(big.Rat).SetString(string(n))
 	if !ok || !r.IsInt() || r.Sign() < 0 || !r.Num().IsInt64() || r.Num().Int64() > 1<<31 {
-		cc.fail("%s %v", m.key, m.val)
+		cc.fail("%s %v", m.Key, m.Value)
 		return -1
 	}
 	return int(r.Num().Int64())

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/cadrehq/cadre/internal/ojson"
 )
 
 // The fast path may say "valid" only when v6 says so, and "invalid" only when v6 says so (not
@@ -124,7 +126,7 @@ func mustCompile(tb testing.TB, doc string) *Schema {
 
 func mustTree(tb testing.TB, doc []byte) any {
 	tb.Helper()
-	tree, err := parseTree(doc)
+	tree, err := ojson.Parse(doc)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/cadrehq/cadre/internal/ojson"
 )
 
 // resourceURL is where a compiled document lives for the validator. No document is ever loaded
@@ -35,7 +37,7 @@ type Schema struct {
 // Compile returns an error when doc is not one JSON value or is not a valid schema. It is safe
 // for concurrent use; it does not keep doc.
 func Compile(doc json.RawMessage) (*Schema, error) {
-	tree, err := parseTree(doc)
+	tree, err := ojson.Parse(doc)
 	if err != nil {
 		return nil, fmt.Errorf("schema: the document is not JSON: %w", err)
 	}
@@ -48,9 +50,9 @@ func Compile(doc json.RawMessage) (*Schema, error) {
 
 // newSchema compiles tree, which it then owns and rewrites.
 func newSchema(tree any) (*Schema, error) {
-	s := &Schema{doc: encodeTree(tree)}
-	if root, ok := tree.(*object); ok {
-		t, _ := root.lookup("type")
+	s := &Schema{doc: ojson.Encode(tree)}
+	if root, ok := tree.(*ojson.Object); ok {
+		t, _ := root.Lookup("type")
 		s.object = t == "object"
 	}
 
@@ -70,7 +72,7 @@ func newSchema(tree any) (*Schema, error) {
 	}
 	s.check, _ = newChecker(tree, s.validator.DraftVersion) // no checker: Validate uses v6 alone
 
-	s.strict = encodeTree(strictSchema(tree)) // the document is already encoded: tree is free
+	s.strict = ojson.Encode(strictSchema(tree)) // the document is already encoded: tree is free
 	return s, nil
 }
 

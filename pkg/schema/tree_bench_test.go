@@ -3,6 +3,8 @@ package schema
 import (
 	"reflect"
 	"testing"
+
+	"github.com/cadrehq/cadre/internal/ojson"
 )
 
 // benchShipment is a type whose reflected document has definitions to inline, one on a cycle
@@ -39,12 +41,12 @@ func BenchmarkTree(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		tree, err := parseTree(doc)
+		tree, err := ojson.Parse(doc)
 		if err != nil {
 			b.Fatal(err)
 		}
 		tree = inlineDefs(tree)
-		_ = encodeTree(tree)
-		_ = encodeTree(strictSchema(tree))
+		_ = ojson.Encode(tree)
+		_ = ojson.Encode(strictSchema(tree))
 	}
 }
