@@ -17,6 +17,7 @@ import (
 	"github.com/cadrehq/cadre/pkg/llmfactory"
 	"github.com/cadrehq/cadre/pkg/llmtest"
 	"github.com/cadrehq/cadre/pkg/model"
+	"github.com/cadrehq/cadre/pkg/providertest"
 	"github.com/cadrehq/cadre/pkg/tool"
 	"github.com/tmc/langchaingo/llms"
 )
@@ -60,7 +61,7 @@ func TestProviderTimeoutFallsBack(t *testing.T) {
 	oa := llmtest.NewScripted(llmtest.Text("from openai"))
 	an := llmtest.NewScripted(llmtest.Text("too late"))
 	s := start(t, oa, an, llmtest.NewScripted())
-	slow := llmtest.Fault{Delay: time.Hour}
+	slow := providertest.Fault{Delay: time.Hour}
 	s.anthropic.Fault(slow, slow, slow)
 	// Claude answers within 50ms or not at all.
 	f := s.factoryWith(t, "    timeout: 50ms\n", "assistants:\n  a: [deep, fast]\n")
@@ -84,7 +85,7 @@ func TestRetriesNeverRunAToolAgain(t *testing.T) {
 	counter := tool.Func("count", "Counts.", func(context.Context, struct{}) (string, error) {
 		if runs.Add(1) == 2 {
 			// The next request (with the results) meets two 503s before it goes through.
-			s.openai.Fault(llmtest.Fault{Status: 503, RetryAfter: "0"}, llmtest.Fault{Status: 503, RetryAfter: "0"})
+			s.openai.Fault(providertest.Fault{Status: 503, RetryAfter: "0"}, providertest.Fault{Status: 503, RetryAfter: "0"})
 		}
 		return "ok", nil
 	})
@@ -133,7 +134,7 @@ func TestCancelledRunDoesNotFallBack(t *testing.T) {
 	t.Parallel()
 	oa := llmtest.NewScripted(llmtest.Text("never"))
 	s := start(t, oa, llmtest.NewScripted(), llmtest.NewScripted())
-	s.anthropic.Fault(llmtest.Fault{Delay: time.Hour})
+	s.anthropic.Fault(providertest.Fault{Delay: time.Hour})
 	f := s.factory(t, nil, "assistants:\n  a: [deep, fast]\n")
 	c, cancel := context.WithCancel(ctx(t))
 	go func() {
@@ -187,7 +188,7 @@ func TestTruncatedAnswerFallsBack(t *testing.T) {
 	oa := llmtest.NewScripted(llmtest.Text("never whole"))
 	an := llmtest.NewScripted(llmtest.Text("from anthropic"))
 	s := start(t, oa, an, llmtest.NewScripted())
-	s.openai.Fault(llmtest.Fault{Truncate: true})
+	s.openai.Fault(providertest.Fault{Truncate: true})
 	f := s.factory(t, nil, "assistants:\n  a: [fast, deep]\n")
 	res, err := assistant.New[string]("a", assistant.WithModels(f)).Run(ctx(t), assistant.Input{Prompt: "hi"})
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/cadrehq/cadre/pkg/llmfactory"
 	"github.com/cadrehq/cadre/pkg/llmtest"
 	"github.com/cadrehq/cadre/pkg/model"
+	"github.com/cadrehq/cadre/pkg/providertest"
 	"github.com/cadrehq/cadre/pkg/tool"
 	"github.com/cadrehq/cadre/pkg/usage"
 	"github.com/tmc/langchaingo/llms"
@@ -43,15 +44,15 @@ func lookup() tool.Tool {
 
 // servers are the fake providers of one test.
 type servers struct {
-	openai, anthropic, ollama *llmtest.Server
+	openai, anthropic, ollama *providertest.Server
 }
 
 func start(t *testing.T, oa, an, ol llms.Model) servers {
 	t.Helper()
 	s := servers{
-		openai:    llmtest.NewOpenAIServer(oa, llmtest.WithAPIKey(sentinelKey)),
-		anthropic: llmtest.NewAnthropicServer(an, llmtest.WithAPIKey(sentinelKey)),
-		ollama:    llmtest.NewOpenAIServer(ol),
+		openai:    providertest.NewOpenAI(oa, providertest.WithAPIKey(sentinelKey)),
+		anthropic: providertest.NewAnthropic(an, providertest.WithAPIKey(sentinelKey)),
+		ollama:    providertest.NewOpenAI(ol),
 	}
 	t.Cleanup(func() { s.openai.Close(); s.anthropic.Close(); s.ollama.Close() })
 	return s
@@ -212,7 +213,7 @@ func TestRetryAfter429(t *testing.T) {
 	t.Parallel()
 	oa := llmtest.NewScripted(llmtest.Reply{Text: "ok", Usage: usage.Usage{InputTokens: 5, OutputTokens: 1}})
 	s := start(t, oa, llmtest.NewScripted(), llmtest.NewScripted())
-	s.openai.Fault(llmtest.Fault{Status: 429, RetryAfter: "0"}, llmtest.Fault{Status: 429, RetryAfter: "0"})
+	s.openai.Fault(providertest.Fault{Status: 429, RetryAfter: "0"}, providertest.Fault{Status: 429, RetryAfter: "0"})
 	a := assistant.New[string]("a", assistant.WithModels(s.factory(t, nil, "")))
 	res, err := a.Run(ctx(t), assistant.Input{Prompt: "hi"})
 	if err != nil {
@@ -240,7 +241,7 @@ func TestServerErrorsFallBackAlongTheChain(t *testing.T) {
 	f := s.factory(t, nil, "assistants:\n  counter: [deep, fast]\n")
 	rec := &events{}
 	// The first request goes to Claude; once the tools have run, a storm of 500s begins.
-	fail := llmtest.Fault{Status: 500, Message: "overloaded"}
+	fail := providertest.Fault{Status: 500, Message: "overloaded"}
 	var once sync.Once
 	a := assistant.New[answer]("counter", assistant.WithModels(f), assistant.WithTools(lookup()), assistant.WithCallback(callback.HandlerFunc(func(c context.Context, e callback.Event) {
 		rec.Handle(c, e)
@@ -275,7 +276,7 @@ func TestBadRequestNeitherRetriesNorFallsBack(t *testing.T) {
 	oa := llmtest.NewScripted(llmtest.Text("never"))
 	an := llmtest.NewScripted(llmtest.Text("never"))
 	s := start(t, oa, an, llmtest.NewScripted())
-	s.anthropic.Fault(llmtest.Fault{Status: 400, Message: "messages: roles must alternate"})
+	s.anthropic.Fault(providertest.Fault{Status: 400, Message: "messages: roles must alternate"})
 	f := s.factory(t, nil, "assistants:\n  a: [deep, fast]\n")
 	_, err := assistant.New[string]("a", assistant.WithModels(f)).Run(ctx(t), assistant.Input{Prompt: "hi"})
 	var pe *model.ProviderError
