@@ -77,6 +77,22 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+// TestParseDepth checks that Parse nests as deep as encoding/json and no deeper.
+func TestParseDepth(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{10000, 10001} {
+		data := []byte(strings.Repeat("[", n) + strings.Repeat("]", n))
+		if _, err := ojson.Parse(data); (err == nil) != json.Valid(data) {
+			t.Errorf("%d nested arrays: Parse error %v; json.Valid says %v", n, err, json.Valid(data))
+		}
+	}
+	deep := []byte(strings.Repeat(`{"a":[`, 5001)) // 10002 deep, cut short: refused at the 10001st
+	const want = "arrays and objects nested more than 10000 deep (at byte 30000)"
+	if _, err := ojson.Parse(deep); err == nil || err.Error() != want {
+		t.Errorf("Parse of 10002 nested values = %v, want %q", err, want)
+	}
+}
+
 func TestObject(t *testing.T) {
 	t.Parallel()
 	o := &ojson.Object{}

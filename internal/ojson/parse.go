@@ -7,15 +7,20 @@ import (
 	"io"
 )
 
+// maxDepth is how deep arrays and objects may nest, as in encoding/json, whose Decoder does not
+// check it token by token: deeper input is refused rather than recursed into.
+const maxDepth = 10000
+
 // Parse decodes data, which must hold one JSON value and nothing after it but white space.
 // Objects become *Object with their members in document order; a key written twice keeps its
 // first place and its last value, as encoding/json keeps the last. Numbers become json.Number,
-// as written. The errors are encoding/json's, and "more data after the JSON value (at byte N)"
-// where something follows the value.
+// as written. Parse accepts what encoding/json accepts: its errors are encoding/json's, "more
+// data after the JSON value (at byte N)" where something follows the value, and "arrays and
+// objects nested more than 10000 deep" where encoding/json refuses the depth.
 func Parse(data []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	v, err := decode(dec)
+	v, err := decode(dec, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -35,8 +40,8 @@ func skipSpace(data []byte, i int) int {
 	return i
 }
 
-// decode reads the next value of dec.
-func decode(dec *json.Decoder) (any, error) {
+// decode reads the next value of dec, which depth arrays and objects hold.
+func decode(dec *json.Decoder, depth int) (any, error) {
 	tok, err := dec.Token()
 	if err != nil {
 		return nil, err
@@ -44,6 +49,9 @@ func decode(dec *json.Decoder) (any, error) {
 	d, ok := tok.(json.Delim)
 	if !ok {
 		return tok, nil // string, json.Number, bool or nil
+	}
+	if depth++; depth > maxDepth {
+		return nil, fmt.Errorf("arrays and objects nested more than %d deep (at byte %d)", maxDepth, dec.InputOffset()-1)
 	}
 	switch d {
 	case '{':
@@ -53,7 +61,7 @@ func decode(dec *json.Decoder) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			val, err := decode(dec)
+			val, err := decode(dec, depth)
 			if err != nil {
 				return nil, err
 			}
@@ -64,7 +72,7 @@ func decode(dec *json.Decoder) (any, error) {
 	case '[':
 		arr := []any{}
 		for dec.More() {
-			val, err := decode(dec)
+			val, err := decode(dec, depth)
 			if err != nil {
 				return nil, err
 			}
