@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cadrehq/cadre/pkg/llmtest"
+	"github.com/cadrehq/cadre/pkg/providertest"
 )
 
 // The person's answers decide what the model is told, and so its final answer.
@@ -92,7 +92,7 @@ func TestApprovalOffline(t *testing.T) {
 // factory, and the text streamed over the wire in pieces, without the tool calls' JSON.
 func TestApprovalWithConfig(t *testing.T) {
 	t.Parallel()
-	srv := llmtest.NewOpenAIServer(offlineModel())
+	srv := providertest.NewOpenAI(offlineModel())
 	defer srv.Close()
 	config := filepath.Join(t.TempDir(), "llm.yaml")
 	doc := "providers:\n  openai:\n    api_key: test-key\n    base_url: " + srv.URL() + "/v1\nmodels:\n  fast: { provider: openai, model: gpt-test }\ndefault: fast\n"

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cadrehq/cadre/pkg/llmtest"
+	"github.com/cadrehq/cadre/pkg/providertest"
 	"github.com/cadrehq/cadre/pkg/usage"
 	"github.com/google/go-cmp/cmp"
 	"github.com/mark3labs/mcp-go/client"
@@ -308,7 +309,7 @@ func TestWithConfig(t *testing.T) {
 		}
 		return llmtest.Reply{ToolCalls: []llms.ToolCall{llmtest.Call("forecast", `{"city":"Porto"}`)}, Usage: usage.Usage{InputTokens: 40, OutputTokens: 10}}
 	})
-	srv := llmtest.NewOpenAIServer(m)
+	srv := providertest.NewOpenAI(m)
 	defer srv.Close()
 	config := filepath.Join(t.TempDir(), "llm.yaml")
 	doc := "providers:\n  openai:\n    api_key: test-key\n    base_url: " + srv.URL() + "/v1\nmodels:\n  fast: { provider: openai, model: gpt-test }\ndefault: fast\n"

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cadrehq/cadre/pkg/llmtest"
+	"github.com/cadrehq/cadre/pkg/providertest"
 	"github.com/cadrehq/cadre/pkg/usage"
 	"github.com/google/go-cmp/cmp"
 	"github.com/tmc/langchaingo/llms"
@@ -30,7 +31,7 @@ func TestPipeline(t *testing.T) {
 		},
 		llmtest.Reply{Text: "Bo Lind's grinder never arrived; trace it or refund it.", Usage: usage.Usage{InputTokens: 200, OutputTokens: 20}},
 	)
-	srv := llmtest.NewOpenAIServer(m)
+	srv := providertest.NewOpenAI(m)
 	defer srv.Close()
 	// Each assistant is bound by its name; there is no default model.
 	file, err := os.CreateTemp(t.TempDir(), "llm*.yaml")

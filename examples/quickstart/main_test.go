@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cadrehq/cadre/pkg/llmtest"
+	"github.com/cadrehq/cadre/pkg/providertest"
 	"github.com/cadrehq/cadre/pkg/usage"
 	"github.com/google/go-cmp/cmp"
 	"github.com/tmc/langchaingo/llms"
@@ -43,7 +44,7 @@ func TestQuickstartWithConfig(t *testing.T) {
 		llmtest.Reply{ToolCalls: []llms.ToolCall{llmtest.Call("forecast", `{"city":"Porto"}`)}, Usage: usage.Usage{InputTokens: 100, OutputTokens: 10}},
 		llmtest.Reply{Text: `{"city":"Porto","items":["raincoat"]}`, Usage: usage.Usage{InputTokens: 150, OutputTokens: 12}},
 	)
-	srv := llmtest.NewOpenAIServer(m)
+	srv := providertest.NewOpenAI(m)
 	defer srv.Close()
 	config := filepath.Join(t.TempDir(), "llm.yaml")
 	doc := "providers:\n  openai:\n    api_key: test-key\n    base_url: " + srv.URL() + "/v1\nmodels:\n  fast: { provider: openai, model: gpt-test }\ndefault: fast\n"

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/cadrehq/cadre/pkg/llmtest"
+	"github.com/cadrehq/cadre/pkg/providertest"
 	"github.com/cadrehq/cadre/pkg/usage"
 	"github.com/tmc/langchaingo/llms"
 )
@@ -74,7 +75,7 @@ func hasLines(t *testing.T, progress string, lines ...string) {
 // The same program through an llm.yaml, against one fake OpenAI server for all three
 // assistants: the real client, the factory, the wire, and delegations running in parallel.
 func TestSupervisorWithConfig(t *testing.T) {
-	srv := llmtest.NewOpenAIServer(threeAssistants())
+	srv := providertest.NewOpenAI(threeAssistants())
 	defer srv.Close()
 	config := filepath.Join(t.TempDir(), "llm.yaml")
 	doc := "providers:\n  openai:\n    api_key: test-key\n    base_url: " + srv.URL() + "/v1\n" +

@@ -3,11 +3,15 @@ package llmfactory_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
+	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,13 +20,14 @@ import (
 	"github.com/cadrehq/cadre/pkg/llmfactory"
 	"github.com/cadrehq/cadre/pkg/llmtest"
 	"github.com/cadrehq/cadre/pkg/model"
+	"github.com/cadrehq/cadre/pkg/providertest"
 	"github.com/cadrehq/cadre/pkg/tool"
 	"github.com/cadrehq/cadre/pkg/usage"
 	"github.com/tmc/langchaingo/llms"
 )
 
 // The wire tests run langchaingo's real clients, made by the factory from an llm.yaml,
-// against llmtest's fake OpenAI and Anthropic servers on 127.0.0.1.
+// against providertest's fake OpenAI and Anthropic servers on 127.0.0.1.
 
 const sentinelKey = "sk-SENTINEL-0123456789abcdef"
 
@@ -43,15 +48,15 @@ func lookup() tool.Tool {
 
 // servers are the fake providers of one test.
 type servers struct {
-	openai, anthropic, ollama *llmtest.Server
+	openai, anthropic, ollama *providertest.Server
 }
 
 func start(t *testing.T, oa, an, ol llms.Model) servers {
 	t.Helper()
 	s := servers{
-		openai:    llmtest.NewOpenAIServer(oa, llmtest.WithAPIKey(sentinelKey)),
-		anthropic: llmtest.NewAnthropicServer(an, llmtest.WithAPIKey(sentinelKey)),
-		ollama:    llmtest.NewOpenAIServer(ol),
+		openai:    providertest.NewOpenAI(oa, providertest.WithAPIKey(sentinelKey)),
+		anthropic: providertest.NewAnthropic(an, providertest.WithAPIKey(sentinelKey)),
+		ollama:    providertest.NewOpenAI(ol),
 	}
 	t.Cleanup(func() { s.openai.Close(); s.anthropic.Close(); s.ollama.Close() })
 	return s
@@ -212,7 +217,7 @@ func TestRetryAfter429(t *testing.T) {
 	t.Parallel()
 	oa := llmtest.NewScripted(llmtest.Reply{Text: "ok", Usage: usage.Usage{InputTokens: 5, OutputTokens: 1}})
 	s := start(t, oa, llmtest.NewScripted(), llmtest.NewScripted())
-	s.openai.Fault(llmtest.Fault{Status: 429, RetryAfter: "0"}, llmtest.Fault{Status: 429, RetryAfter: "0"})
+	s.openai.Fault(providertest.Fault{Status: 429, RetryAfter: "0"}, providertest.Fault{Status: 429, RetryAfter: "0"})
 	a := assistant.New[string]("a", assistant.WithModels(s.factory(t, nil, "")))
 	res, err := a.Run(ctx(t), assistant.Input{Prompt: "hi"})
 	if err != nil {
@@ -240,7 +245,7 @@ func TestServerErrorsFallBackAlongTheChain(t *testing.T) {
 	f := s.factory(t, nil, "assistants:\n  counter: [deep, fast]\n")
 	rec := &events{}
 	// The first request goes to Claude; once the tools have run, a storm of 500s begins.
-	fail := llmtest.Fault{Status: 500, Message: "overloaded"}
+	fail := providertest.Fault{Status: 500, Message: "overloaded"}
 	var once sync.Once
 	a := assistant.New[answer]("counter", assistant.WithModels(f), assistant.WithTools(lookup()), assistant.WithCallback(callback.HandlerFunc(func(c context.Context, e callback.Event) {
 		rec.Handle(c, e)
@@ -275,7 +280,7 @@ func TestBadRequestNeitherRetriesNorFallsBack(t *testing.T) {
 	oa := llmtest.NewScripted(llmtest.Text("never"))
 	an := llmtest.NewScripted(llmtest.Text("never"))
 	s := start(t, oa, an, llmtest.NewScripted())
-	s.anthropic.Fault(llmtest.Fault{Status: 400, Message: "messages: roles must alternate"})
+	s.anthropic.Fault(providertest.Fault{Status: 400, Message: "messages: roles must alternate"})
 	f := s.factory(t, nil, "assistants:\n  a: [deep, fast]\n")
 	_, err := assistant.New[string]("a", assistant.WithModels(f)).Run(ctx(t), assistant.Input{Prompt: "hi"})
 	var pe *model.ProviderError
@@ -332,6 +337,275 @@ func TestMissingVariableNamesItAndTheProvider(t *testing.T) {
 	// The providers that have their keys still work.
 	if _, err := f.Model(ctx(t), "fast"); err != nil {
 		t.Errorf("fast: %v", err)
+	}
+}
+
+func TestModelSettingsAreDefaultCallOptions(t *testing.T) {
+	t.Parallel()
+	oa := llmtest.NewScripted(llmtest.Text("a"), llmtest.Text("b"), llmtest.Text("c")).Cycle()
+	s := start(t, oa, llmtest.NewScripted(), llmtest.NewScripted())
+	f := s.parse(t, nil, "", "  tuned: { provider: oa, model: gpt-tuned, temperature: 0.3, max_tokens: 300 }\n",
+		"assistants:\n  plain: tuned\n  warm: tuned\n")
+	doc := func(i int) map[string]any {
+		var body map[string]any
+		if err := json.Unmarshal(s.openai.Bodies()[i], &body); err != nil {
+			t.Fatal(err)
+		}
+		return body
+	}
+	if _, err := assistant.New[string]("plain", assistant.WithModels(f)).Run(ctx(t), assistant.Input{Prompt: "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	if b := doc(0); b["temperature"] != 0.3 || b["max_completion_tokens"] != 300.0 && b["max_tokens"] != 300.0 || b["model"] != "gpt-tuned" {
+		t.Errorf("request = %v, want llm.yaml's model, temperature 0.3 and 300 max tokens", b)
+	}
+	warm := assistant.New[string]("warm", assistant.WithModels(f), assistant.WithCallOptions(llms.WithTemperature(0.9)))
+	if _, err := warm.Run(ctx(t), assistant.Input{Prompt: "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	if b := doc(1); b["temperature"] != 0.9 {
+		t.Errorf("temperature = %v, want the assistant's 0.9 over llm.yaml's 0.3", b["temperature"])
+	}
+	if _, err := warm.Run(ctx(t), assistant.Input{Prompt: "hi", Options: []assistant.Option{assistant.WithCallOptions(llms.WithTemperature(1.5))}}); err != nil {
+		t.Fatal(err)
+	}
+	if b := doc(2); b["temperature"] != 1.5 {
+		t.Errorf("temperature = %v, want the run's 1.5 over the assistant's", b["temperature"])
+	}
+}
+
+func TestProviderTimeoutFallsBack(t *testing.T) {
+	t.Parallel()
+	oa := llmtest.NewScripted(llmtest.Text("from openai"))
+	an := llmtest.NewScripted(llmtest.Text("too late"))
+	s := start(t, oa, an, llmtest.NewScripted())
+	slow := providertest.Fault{Delay: time.Hour}
+	s.anthropic.Fault(slow, slow, slow)
+	// Claude answers within 50ms or not at all.
+	f := s.factoryWith(t, "    timeout: 50ms\n", "assistants:\n  a: [deep, fast]\n")
+	res, err := assistant.New[string]("a", assistant.WithModels(f)).Run(ctx(t), assistant.Input{Prompt: "hi"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Model != "fast" || res.Output != "from openai" {
+		t.Errorf("answered by %q: %q, want fast after deep timed out", res.Model, res.Output)
+	}
+}
+
+func TestRetriesNeverRunAToolAgain(t *testing.T) {
+	t.Parallel()
+	oa := llmtest.NewScripted(
+		llmtest.Calls(llmtest.Call("count", `{}`), llmtest.Call("count", `{}`)),
+		llmtest.Text("done"),
+	)
+	s := start(t, oa, llmtest.NewScripted(), llmtest.NewScripted())
+	var runs atomic.Int64
+	counter := tool.Func("count", "Counts.", func(context.Context, struct{}) (string, error) {
+		if runs.Add(1) == 2 {
+			// The next request (with the results) meets two 503s before it goes through.
+			s.openai.Fault(providertest.Fault{Status: 503, RetryAfter: "0"}, providertest.Fault{Status: 503, RetryAfter: "0"})
+		}
+		return "ok", nil
+	})
+	res, err := assistant.New[string]("a", assistant.WithModels(s.factory(t, nil, "")), assistant.WithTools(counter)).Run(ctx(t), assistant.Input{Prompt: "count"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := runs.Load(); got != 2 {
+		t.Errorf("the tool ran %d times, want 2 (once per call): a retry never runs a tool again", got)
+	}
+	if got := s.openai.Attempts(); got != 4 {
+		t.Errorf("HTTP attempts = %d, want 4 (1 + 1 answered after 2 retried)", got)
+	}
+	if got := res.Usage.Total.Requests; got != 2 {
+		t.Errorf("Usage.Total.Requests = %d, want 2", got)
+	}
+}
+
+func TestClientsAreMadeOnceAndShared(t *testing.T) {
+	t.Parallel()
+	s := start(t, llmtest.NewScripted(), llmtest.NewScripted(), llmtest.NewScripted())
+	f := s.factory(t, nil, "assistants:\n  a: [deep, fast]\n")
+	var wg sync.WaitGroup
+	chains := make([][]model.Model, 50)
+	for i := range chains {
+		wg.Go(func() {
+			c, err := f.Resolve(ctx(t), "a")
+			if err != nil {
+				t.Error(err)
+			}
+			chains[i] = c
+		})
+	}
+	wg.Wait()
+	for _, c := range chains[1:] {
+		if len(c) != 2 || c[0].LLM != chains[0][0].LLM || c[1].LLM != chains[0][1].LLM {
+			t.Fatal("Resolve made a client twice: clients are made on first use and shared")
+		}
+	}
+	if chains[0][0].Provider != "anthropic" || chains[0][1].Provider != "openai" || chains[0][1].Shape != model.ShapeOpenAI {
+		t.Errorf("chain = %+v, want the providers' facts", chains[0])
+	}
+}
+
+func TestCancelledRunDoesNotFallBack(t *testing.T) {
+	t.Parallel()
+	oa := llmtest.NewScripted(llmtest.Text("never"))
+	s := start(t, oa, llmtest.NewScripted(), llmtest.NewScripted())
+	s.anthropic.Fault(providertest.Fault{Delay: time.Hour})
+	f := s.factory(t, nil, "assistants:\n  a: [deep, fast]\n")
+	c, cancel := context.WithCancel(ctx(t))
+	go func() {
+		defer cancel()
+		for s.anthropic.Attempts() == 0 && c.Err() == nil {
+			time.Sleep(time.Millisecond) // until the request is in flight
+		}
+	}()
+	_, err := assistant.New[string]("a", assistant.WithModels(f)).Run(c, assistant.Input{Prompt: "hi"})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if got := s.openai.Attempts(); got != 0 {
+		t.Errorf("openai attempts = %d, want 0: a cancelled run does not fall back", got)
+	}
+}
+
+func TestHistoryWithBrokenArgumentsReachesAnthropic(t *testing.T) {
+	t.Parallel()
+	an := llmtest.NewScripted(llmtest.Text("fine"))
+	s := start(t, llmtest.NewScripted(), an, llmtest.NewScripted())
+	f := s.factory(t, nil, "assistants:\n  a: deep\n")
+	// An earlier turn in which a model wrote arguments that are not JSON, with its answer.
+	history := []llms.MessageContent{
+		{Role: llms.ChatMessageTypeHuman, Parts: []llms.ContentPart{llms.TextContent{Text: "look Oslo up"}}},
+		{Role: llms.ChatMessageTypeAI, Parts: []llms.ContentPart{
+			llms.TextContent{Text: "Looking."},
+			llms.ToolCall{ID: "call_9", FunctionCall: &llms.FunctionCall{Name: "lookup", Arguments: `{"city": "Oslo"`}},
+		}},
+		{Role: llms.ChatMessageTypeTool, Parts: []llms.ContentPart{llms.ToolCallResponse{ToolCallID: "call_9", Name: "lookup", Content: "error: invalid arguments"}}},
+		{Role: llms.ChatMessageTypeAI, Parts: []llms.ContentPart{llms.TextContent{Text: "Sorry, try again?"}}},
+	}
+	res, err := assistant.New[string]("a", assistant.WithModels(f), assistant.WithTools(lookup())).Run(ctx(t), assistant.Input{Prompt: "again", History: history})
+	if err != nil {
+		t.Fatalf("Anthropic refused the conversation: %v", err)
+	}
+	if res.Output != "fine" {
+		t.Errorf("Output = %q", res.Output)
+	}
+	// The arguments went out as {} and stay as written in the caller's history.
+	if !strings.Contains(string(s.anthropic.Bodies()[0]), `"input":{}`) {
+		t.Errorf("request body does not carry the broken call as {}: %s", s.anthropic.Bodies()[0])
+	}
+	if got := history[1].Parts[1].(llms.ToolCall).FunctionCall.Arguments; got != `{"city": "Oslo"` {
+		t.Errorf("history changed: %q", got)
+	}
+}
+
+func TestTruncatedAnswerFallsBack(t *testing.T) {
+	t.Parallel()
+	oa := llmtest.NewScripted(llmtest.Text("never whole"))
+	an := llmtest.NewScripted(llmtest.Text("from anthropic"))
+	s := start(t, oa, an, llmtest.NewScripted())
+	s.openai.Fault(providertest.Fault{Truncate: true})
+	f := s.factory(t, nil, "assistants:\n  a: [fast, deep]\n")
+	res, err := assistant.New[string]("a", assistant.WithModels(f)).Run(ctx(t), assistant.Input{Prompt: "hi"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Model != "deep" {
+		t.Errorf("answered by %q, want deep after fast's answer was cut short", res.Model)
+	}
+}
+
+func TestUnknownHostNeitherRetriesNorFallsBack(t *testing.T) {
+	t.Parallel()
+	an := llmtest.NewScripted(llmtest.Text("never"))
+	s := start(t, llmtest.NewScripted(), an, llmtest.NewScripted())
+	doc := `
+providers:
+  typo: { type: openai, api_key: k, base_url: "http://no-such-host.invalid/v1" }
+  an: { type: anthropic, api_key: k, base_url: "` + s.anthropic.URL() + `/v1" }
+models:
+  fast: { provider: typo, model: gpt-test }
+  deep: { provider: an, model: claude-test }
+assistants:
+  a: [fast, deep]
+`
+	// The lookup fails here, without asking any DNS server.
+	var d net.Dialer
+	hc := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if strings.HasPrefix(addr, "no-such-host.invalid:") {
+			return nil, &net.DNSError{Err: "no such host", Name: "no-such-host.invalid", IsNotFound: true}
+		}
+		return d.DialContext(ctx, network, addr)
+	}}}
+	f, err := llmfactory.Parse([]byte(doc), llmfactory.WithHTTPClient(hc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = assistant.New[string]("a", assistant.WithModels(f)).Run(ctx(t), assistant.Input{Prompt: "hi"})
+	if err == nil || !strings.Contains(err.Error(), "base_url") {
+		t.Fatalf("err = %v, want one pointing at the base_url", err)
+	}
+	if model.CanFallback(err) || s.anthropic.Attempts() != 0 {
+		t.Errorf("a host that does not exist fell back (%d attempts on deep): it is a configuration error", s.anthropic.Attempts())
+	}
+}
+
+func TestStreamedTextEqualsTheAnswers(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"fast", "deep"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			m := llmtest.NewScripted(
+				llmtest.Reply{Text: "Let me look these up.", ToolCalls: []llms.ToolCall{
+					llmtest.Call("lookup", `{"city":"Oslo"}`), llmtest.Call("lookup", `{"city":"Rome"}`)}},
+				llmtest.Text(`{"city":"Oslo","total":8000}`),
+			)
+			var s servers
+			if name == "fast" {
+				s = start(t, m, llmtest.NewScripted(), llmtest.NewScripted())
+			} else {
+				s = start(t, llmtest.NewScripted(), m, llmtest.NewScripted())
+			}
+			f := s.factory(t, nil, "assistants:\n  counter: "+name+"\n")
+			var mu sync.Mutex
+			var streamed []string // one entry per request
+			var last string
+			a := assistant.New[answer]("counter", assistant.WithModels(f), assistant.WithTools(lookup()),
+				assistant.WithCallback(callback.HandlerFunc(func(_ context.Context, e callback.Event) {
+					if e.Kind == callback.ModelRequest {
+						mu.Lock()
+						streamed = append(streamed, "")
+						mu.Unlock()
+					}
+				})),
+				assistant.WithStream(func(_ context.Context, c assistant.Chunk) error {
+					mu.Lock()
+					defer mu.Unlock()
+					streamed[len(streamed)-1] += c.Text
+					last = c.RunID
+					return nil
+				}))
+			res, err := a.Run(ctx(t), assistant.Input{Prompt: "Populations?"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []string{"Let me look these up.", `{"city":"Oslo","total":8000}`}
+			if len(streamed) != 2 || streamed[0] != want[0] || streamed[1] != want[1] {
+				t.Errorf("streamed %q, want the text of each answer %q, tool calls left out", streamed, want)
+			}
+			if res.Text != want[1] || last == "" {
+				t.Errorf("Text = %q, run id %q", res.Text, last)
+			}
+			srv := s.openai
+			if name == "deep" {
+				srv = s.anthropic
+			}
+			if body := string(srv.Bodies()[0]); !strings.Contains(body, `"stream":true`) {
+				t.Errorf("the client did not stream: %s", body)
+			}
+		})
 	}
 }
 

@@ -17,14 +17,6 @@
 // so concurrent runs can share it. Use it to test the wiring of an agent (tools, output type,
 // delegation, limits) where the model's choices do not matter.
 //
-// To test the wire, [NewOpenAIServer] and [NewAnthropicServer] start fake OpenAI Chat
-// Completions and Anthropic Messages APIs on 127.0.0.1, for langchaingo's real clients: a
-// [Server] answers each request with a model's reply (a Scripted or FuncModel, which sees the
-// request converted to messages and call options), rendered in the provider's JSON or stream.
-// It rejects, with the provider's status and error JSON, the requests the real API rejects —
-// a tool call not answered in the next message, a result for an unknown call, an empty text
-// block, a tool schema that is not an object... — so that a test fails where production
-// would. It records the raw bodies it receives, can require an API key ([WithAPIKey]), and can
-// be made to fail ([Server.Fault]): an error status with Retry-After, a delay, a body cut in
-// the middle.
+// To test the wire too — langchaingo's real provider clients, retries, fallback — put one of
+// these models behind a fake provider API of [github.com/cadrehq/cadre/pkg/providertest].
 package llmtest

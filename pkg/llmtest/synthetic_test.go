@@ -14,10 +14,13 @@ import (
 
 	"github.com/cadrehq/cadre/pkg/assistant"
 	"github.com/cadrehq/cadre/pkg/llmtest"
+	"github.com/cadrehq/cadre/pkg/providertest"
 	"github.com/cadrehq/cadre/pkg/schema"
 	"github.com/cadrehq/cadre/pkg/tool"
 	"github.com/google/go-cmp/cmp"
 	"github.com/tmc/langchaingo/llms"
+	"github.com/tmc/langchaingo/llms/anthropic"
+	"github.com/tmc/langchaingo/llms/openai"
 )
 
 // Report is the typed output of the assistants under test.
@@ -328,19 +331,29 @@ func TestSyntheticBehindFakeServers(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name   string
-		server func(llms.Model, ...llmtest.ServerOption) *llmtest.Server
-		client func(*testing.T, *llmtest.Server, string) llms.Model
+		server func(llms.Model, ...providertest.Option) *providertest.Server
+		client func(s *providertest.Server) (llms.Model, error)
 	}{
-		{"openai", llmtest.NewOpenAIServer, func(t *testing.T, s *llmtest.Server, k string) llms.Model { return openAIClient(t, s, k) }},
-		{"anthropic", llmtest.NewAnthropicServer, func(t *testing.T, s *llmtest.Server, k string) llms.Model { return anthropicClient(t, s, k) }},
+		{"openai", providertest.NewOpenAI, func(s *providertest.Server) (llms.Model, error) {
+			return openai.New(openai.WithBaseURL(s.URL()+"/v1"), openai.WithToken("test-key"),
+				openai.WithModel("gpt-test"), openai.WithHTTPClient(s.Client()))
+		}},
+		{"anthropic", providertest.NewAnthropic, func(s *providertest.Server) (llms.Model, error) {
+			return anthropic.New(anthropic.WithBaseURL(s.URL()+"/v1"), anthropic.WithToken("test-key"),
+				anthropic.WithModel("claude-test"), anthropic.WithHTTPClient(s.Client()))
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			var searches, lookups atomic.Int64
 			s := tc.server(llmtest.NewSynthetic())
 			defer s.Close()
+			client, err := tc.client(s)
+			if err != nil {
+				t.Fatal(err)
+			}
 			a := assistant.New[Report]("reporter",
-				assistant.WithModel(tc.client(t, s, "test-key")),
+				assistant.WithModel(client),
 				assistant.WithTools(countingTool[searchArgs]("search", &searches), countingTool[lookupArgs]("lookup", &lookups)),
 			)
 			res, err := a.Run(context.Background(), assistant.Input{Prompt: "Review the code."})

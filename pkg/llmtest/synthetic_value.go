@@ -1,9 +1,7 @@
 package llmtest
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"hash/fnv"
 	"math/big"
@@ -14,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/cadrehq/cadre/internal/ojson"
 )
 
 // This file generates a JSON value that matches a JSON Schema document, for Synthetic.
@@ -29,141 +29,30 @@ const (
 
 // generateValue returns a JSON value that matches the schema doc, from seed and name.
 func generateValue(doc []byte, seed uint64, name string) ([]byte, error) {
-	root, err := decodeOrdered(doc)
+	root, err := ojson.Parse(doc)
 	if err != nil {
 		return nil, fmt.Errorf("its schema is not JSON: %w", err)
 	}
 	h := fnv.New64a()
 	h.Write([]byte(name))
 	g := &generator{root: root, rng: rand.New(rand.NewPCG(seed, h.Sum64()))}
-	var buf bytes.Buffer
-	writeValue(&buf, g.value(root, 0, 0))
-	return buf.Bytes(), nil
+	return ojson.Encode(g.value(root, 0, 0)), nil
 }
 
-// jsonObject is a decoded JSON object that keeps the order of its members.
-type jsonObject struct {
-	keys []string
-	vals map[string]any
-}
-
-func newObject(n int) *jsonObject {
-	return &jsonObject{keys: make([]string, 0, n), vals: make(map[string]any, n)}
-}
-
-func (o *jsonObject) get(k string) any {
-	if o == nil {
-		return nil
-	}
-	return o.vals[k]
-}
-
-func (o *jsonObject) has(k string) bool {
-	_, ok := o.vals[k]
-	return ok
-}
-
-func (o *jsonObject) set(k string, v any) {
-	if _, ok := o.vals[k]; !ok {
-		o.keys = append(o.keys, k)
-	}
-	o.vals[k] = v
-}
-
-// without returns a copy of o without the keys.
-func (o *jsonObject) without(keys ...string) *jsonObject {
-	c := newObject(len(o.keys))
-	for _, k := range o.keys {
-		if !slices.Contains(keys, k) {
-			c.set(k, o.vals[k])
+// without returns a shallow copy of o without the keys.
+func without(o *ojson.Object, keys ...string) *ojson.Object {
+	c := &ojson.Object{Members: make([]ojson.Member, 0, len(o.Members))}
+	for _, m := range o.Members {
+		if !slices.Contains(keys, m.Key) {
+			c.Members = append(c.Members, m)
 		}
 	}
 	return c
 }
 
-// decodeOrdered decodes data into nil, bool, json.Number, string, []any and *jsonObject.
-func decodeOrdered(data []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	v, err := decodeNext(dec)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); err == nil {
-		return nil, errors.New("more than one JSON value")
-	}
-	return v, nil
-}
-
-func decodeNext(dec *json.Decoder) (any, error) {
-	t, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	switch t {
-	case json.Delim('{'):
-		o := newObject(4)
-		for dec.More() {
-			k, err := dec.Token()
-			if err != nil {
-				return nil, err
-			}
-			v, err := decodeNext(dec)
-			if err != nil {
-				return nil, err
-			}
-			o.set(k.(string), v)
-		}
-		_, err := dec.Token()
-		return o, err
-	case json.Delim('['):
-		list := []any{}
-		for dec.More() {
-			v, err := decodeNext(dec)
-			if err != nil {
-				return nil, err
-			}
-			list = append(list, v)
-		}
-		_, err := dec.Token()
-		return list, err
-	}
-	return t, nil
-}
-
-// writeValue writes v, as decodeOrdered or the generator make values, as JSON.
-func writeValue(b *bytes.Buffer, v any) {
-	switch v := v.(type) {
-	case nil:
-		b.WriteString("null")
-	case bool:
-		b.WriteString(strconv.FormatBool(v))
-	case json.Number:
-		b.WriteString(string(v))
-	case string:
-		s, _ := json.Marshal(v)
-		b.Write(s)
-	case []any:
-		b.WriteByte('[')
-		for i, e := range v {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			writeValue(b, e)
-		}
-		b.WriteByte(']')
-	case *jsonObject:
-		b.WriteByte('{')
-		for i, k := range v.keys {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			writeValue(b, k)
-			b.WriteByte(':')
-			writeValue(b, v.vals[k])
-		}
-		b.WriteByte('}')
-	}
+// allOf returns the schema {"allOf": schemas}.
+func allOf(schemas ...any) *ojson.Object {
+	return &ojson.Object{Members: []ojson.Member{{Key: "allOf", Value: schemas}}}
 }
 
 type generator struct {
@@ -182,19 +71,19 @@ func (g *generator) value(s any, refs, depth int) any {
 		return nil // false, or a $ref to nowhere: no value is right
 	}
 	cheap := refs > cheapRefs
-	if o.has("const") {
-		return o.get("const")
+	if o.Has("const") {
+		return o.Get("const")
 	}
-	if e, ok := o.get("enum").([]any); ok && len(e) > 0 {
+	if e, ok := o.Get("enum").([]any); ok && len(e) > 0 {
 		return g.pickEnum(o, e, cheap)
 	}
 	for _, k := range []string{"anyOf", "oneOf"} {
-		if branches, ok := o.get(k).([]any); ok && len(branches) > 0 {
+		if branches, ok := o.Get(k).([]any); ok && len(branches) > 0 {
 			b := g.branch(branches, cheap, &refs)
 			if b == nil {
 				return nil
 			}
-			return g.value(merge(o.without(k), b), refs, depth)
+			return g.value(merge(without(o, k), b), refs, depth)
 		}
 	}
 	switch g.typeOf(o, cheap) {
@@ -216,29 +105,29 @@ func (g *generator) value(s any, refs, depth int) any {
 
 // resolve returns s as an object schema with its $ref and allOf merged in; nil for the schema
 // false. Each $ref followed adds to refs.
-func (g *generator) resolve(s any, refs *int) *jsonObject {
+func (g *generator) resolve(s any, refs *int) *ojson.Object {
 	if *refs > maxNesting {
 		return nil // a schema that only refers to itself
 	}
 	switch s := s.(type) {
 	case bool:
 		if s {
-			return newObject(0)
+			return &ojson.Object{}
 		}
 		return nil
-	case *jsonObject:
+	case *ojson.Object:
 		o := s
-		for n := 0; o.has("$ref"); n++ {
-			ref, _ := o.get("$ref").(string)
+		for n := 0; o.Has("$ref"); n++ {
+			ref, _ := o.Get("$ref").(string)
 			target := g.lookup(ref)
 			if target == nil || n > maxNesting {
 				return nil
 			}
 			*refs++
-			o = merge(o.without("$ref"), target)
+			o = merge(without(o, "$ref"), target)
 		}
-		if all, ok := o.get("allOf").([]any); ok {
-			o = o.without("allOf")
+		if all, ok := o.Get("allOf").([]any); ok {
+			o = without(o, "allOf")
 			for _, b := range all {
 				r := g.resolve(b, refs)
 				if r == nil {
@@ -250,12 +139,12 @@ func (g *generator) resolve(s any, refs *int) *jsonObject {
 		}
 		return o
 	}
-	return newObject(0) // not a schema: anything goes
+	return &ojson.Object{} // not a schema: anything goes
 }
 
 // lookup resolves a reference within the document: "#", or a JSON pointer such as
 // "#/$defs/Node" or "#/definitions/Node". It returns nil for anything else.
-func (g *generator) lookup(ref string) *jsonObject {
+func (g *generator) lookup(ref string) *ojson.Object {
 	ptr, ok := strings.CutPrefix(ref, "#")
 	if !ok {
 		return nil
@@ -265,8 +154,8 @@ func (g *generator) lookup(ref string) *jsonObject {
 		for _, tok := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
 			tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
 			switch c := cur.(type) {
-			case *jsonObject:
-				cur = c.get(tok)
+			case *ojson.Object:
+				cur = c.Get(tok)
 			case []any:
 				i, err := strconv.Atoi(tok)
 				if err != nil || i < 0 || i >= len(c) {
@@ -279,11 +168,11 @@ func (g *generator) lookup(ref string) *jsonObject {
 		}
 	}
 	switch c := cur.(type) {
-	case *jsonObject:
+	case *ojson.Object:
 		return c
 	case bool:
 		if c {
-			return newObject(0)
+			return &ojson.Object{}
 		}
 	}
 	return nil
@@ -292,31 +181,31 @@ func (g *generator) lookup(ref string) *jsonObject {
 // merge returns the keywords of a and b as one schema, as allOf would have them: properties
 // and required lists are joined, the tighter bound is kept, a type common to both is kept, and
 // for any other keyword a's wins.
-func merge(a, b *jsonObject) *jsonObject {
-	out := a.without()
-	for _, k := range b.keys {
-		bv := b.vals[k]
-		if !out.has(k) {
-			out.set(k, bv)
+func merge(a, b *ojson.Object) *ojson.Object {
+	out := without(a)
+	for _, m := range b.Members {
+		k, bv := m.Key, m.Value
+		if !out.Has(k) {
+			out.Set(k, bv)
 			continue
 		}
-		av := out.vals[k]
+		av := out.Get(k)
 		switch k {
 		case "properties":
-			ap, ok1 := av.(*jsonObject)
-			bp, ok2 := bv.(*jsonObject)
+			ap, ok1 := av.(*ojson.Object)
+			bp, ok2 := bv.(*ojson.Object)
 			if !ok1 || !ok2 {
 				continue
 			}
-			props := ap.without()
-			for _, name := range bp.keys {
-				if props.has(name) {
-					props.set(name, &jsonObject{keys: []string{"allOf"}, vals: map[string]any{"allOf": []any{props.vals[name], bp.vals[name]}}})
+			props := without(ap)
+			for _, p := range bp.Members {
+				if ap, ok := props.Lookup(p.Key); ok {
+					props.Set(p.Key, allOf(ap, p.Value))
 				} else {
-					props.set(name, bp.vals[name])
+					props.Set(p.Key, p.Value)
 				}
 			}
-			out.set(k, props)
+			out.Set(k, props)
 		case "required":
 			ar, _ := av.([]any)
 			br, _ := bv.([]any)
@@ -326,22 +215,22 @@ func merge(a, b *jsonObject) *jsonObject {
 					req = append(req, n)
 				}
 			}
-			out.set(k, req)
+			out.Set(k, req)
 		case "minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties":
 			if x, y, ok := bothNumbers(av, bv); ok && y.Cmp(x) > 0 {
-				out.set(k, bv)
+				out.Set(k, bv)
 			}
 		case "maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties":
 			if x, y, ok := bothNumbers(av, bv); ok && y.Cmp(x) < 0 {
-				out.set(k, bv)
+				out.Set(k, bv)
 			}
 		case "type":
 			if common := commonTypes(typeList(av), typeList(bv)); len(common) > 0 {
-				out.set(k, common)
+				out.Set(k, common)
 			}
 		case "additionalProperties":
 			if bv == false {
-				out.set(k, false)
+				out.Set(k, false)
 			}
 		}
 	}
@@ -377,20 +266,20 @@ func commonTypes(a, b []any) []any {
 
 // isNull reports whether the schema s only allows null.
 func isNull(s any) bool {
-	o, ok := s.(*jsonObject)
+	o, ok := s.(*ojson.Object)
 	if !ok {
 		return false
 	}
-	if o.has("const") {
-		return o.get("const") == nil
+	if o.Has("const") {
+		return o.Get("const") == nil
 	}
-	t := typeList(o.get("type"))
+	t := typeList(o.Get("type"))
 	return len(t) == 1 && t[0] == "null"
 }
 
 // branch picks the anyOf or oneOf branch to generate from: the first that is not null, or the
 // null one when the value should be cheap.
-func (g *generator) branch(branches []any, cheap bool, refs *int) *jsonObject {
+func (g *generator) branch(branches []any, cheap bool, refs *int) *ojson.Object {
 	pick := -1
 	for i, b := range branches {
 		if isNull(b) == cheap {
@@ -406,9 +295,9 @@ func (g *generator) branch(branches []any, cheap bool, refs *int) *jsonObject {
 
 // pickEnum picks one of the values of enum that fit the schema's type, at random; null only
 // when nothing else fits or when the value should be cheap.
-func (g *generator) pickEnum(o *jsonObject, enum []any, cheap bool) any {
-	types := typeList(o.get("type"))
-	if !o.has("type") {
+func (g *generator) pickEnum(o *ojson.Object, enum []any, cheap bool) any {
+	types := typeList(o.Get("type"))
+	if !o.Has("type") {
 		types = nil
 	}
 	var fit []any
@@ -451,10 +340,10 @@ func jsonType(v any) string {
 
 // typeOf returns the type of value to generate: the first type listed that is not null (null
 // when the value should be cheap and null is allowed), else the type the keywords suggest.
-func (g *generator) typeOf(o *jsonObject, cheap bool) string {
-	if t := o.get("type"); t != nil {
+func (g *generator) typeOf(o *ojson.Object, cheap bool) string {
+	if t := o.Get("type"); t != nil {
 		list := typeList(t)
-		if cheap && (slices.Contains(list, "null") || o.get("nullable") == true) {
+		if cheap && (slices.Contains(list, "null") || o.Get("nullable") == true) {
 			return "null"
 		}
 		for _, t := range list {
@@ -464,10 +353,10 @@ func (g *generator) typeOf(o *jsonObject, cheap bool) string {
 		}
 		return "null"
 	}
-	if cheap && o.get("nullable") == true {
+	if cheap && o.Get("nullable") == true {
 		return "null"
 	}
-	has := func(keys ...string) bool { return slices.ContainsFunc(keys, o.has) }
+	has := func(keys ...string) bool { return slices.ContainsFunc(keys, o.Has) }
 	switch {
 	case has("properties", "required", "additionalProperties", "patternProperties", "minProperties", "maxProperties", "propertyNames"):
 		return "object"
@@ -479,48 +368,48 @@ func (g *generator) typeOf(o *jsonObject, cheap bool) string {
 	return "string" // also for {}: any value would do
 }
 
-func (g *generator) object(o *jsonObject, refs, depth int, cheap bool) any {
-	props, _ := o.get("properties").(*jsonObject)
+func (g *generator) object(o *ojson.Object, refs, depth int, cheap bool) any {
+	props, _ := o.Get("properties").(*ojson.Object)
 	required := map[string]bool{}
 	var names []string // required, in order
-	for _, r := range asList(o.get("required")) {
+	for _, r := range asList(o.Get("required")) {
 		if s, ok := r.(string); ok && !required[s] {
 			required[s] = true
 			names = append(names, s)
 		}
 	}
-	out := newObject(len(names))
+	out := &ojson.Object{Members: make([]ojson.Member, 0, len(names))}
 	if props != nil {
-		for _, k := range props.keys {
-			if !required[k] && (cheap || props.vals[k] == false) {
+		for _, p := range props.Members {
+			if !required[p.Key] && (cheap || p.Value == false) {
 				continue
 			}
-			out.set(k, g.value(props.vals[k], refs, depth+1))
+			out.Set(p.Key, g.value(p.Value, refs, depth+1))
 		}
 	}
-	addl := o.get("additionalProperties")
+	addl := o.Get("additionalProperties")
 	for _, k := range names {
-		if !out.has(k) {
-			out.set(k, g.value(g.otherProperty(o, k), refs, depth+1))
+		if !out.Has(k) {
+			out.Set(k, g.value(g.otherProperty(o, k), refs, depth+1))
 		}
 	}
-	want := count(o.get("minProperties"), 0)
-	if _, isSchema := addl.(*jsonObject); isSchema && props == nil && !cheap {
+	want := count(o.Get("minProperties"), 0)
+	if _, isSchema := addl.(*ojson.Object); isSchema && props == nil && !cheap {
 		want = max(want, 1) // a map: give it an entry
 	}
-	_, patterned := o.get("patternProperties").(*jsonObject)
+	_, patterned := o.Get("patternProperties").(*ojson.Object)
 	if addl != false || patterned {
-		for i := 1; len(out.keys) < want && i < want+16; i++ {
+		for i := 1; len(out.Members) < want && i < want+16; i++ {
 			k := g.propertyName(o, i)
-			if !out.has(k) {
-				out.set(k, g.value(g.otherProperty(o, k), refs, depth+1))
+			if !out.Has(k) {
+				out.Set(k, g.value(g.otherProperty(o, k), refs, depth+1))
 			}
 		}
 	}
-	if limit := count(o.get("maxProperties"), -1); limit >= 0 {
-		for i := len(out.keys) - 1; i >= 0 && len(out.keys) > limit; i-- {
-			if k := out.keys[i]; !required[k] {
-				out = out.without(k)
+	if limit := count(o.Get("maxProperties"), -1); limit >= 0 {
+		for i := len(out.Members) - 1; i >= 0 && len(out.Members) > limit; i-- {
+			if k := out.Members[i].Key; !required[k] {
+				out.Delete(k)
 			}
 		}
 	}
@@ -528,15 +417,15 @@ func (g *generator) object(o *jsonObject, refs, depth int, cheap bool) any {
 }
 
 // otherProperty returns the schema of the property k that is not in "properties".
-func (g *generator) otherProperty(o *jsonObject, k string) any {
-	if pp, ok := o.get("patternProperties").(*jsonObject); ok {
-		for _, p := range pp.keys {
-			if re, err := regexp.Compile(p); err == nil && re.MatchString(k) {
-				return pp.vals[p]
+func (g *generator) otherProperty(o *ojson.Object, k string) any {
+	if pp, ok := o.Get("patternProperties").(*ojson.Object); ok {
+		for _, p := range pp.Members {
+			if re, err := regexp.Compile(p.Key); err == nil && re.MatchString(k) {
+				return p.Value
 			}
 		}
 	}
-	if a := o.get("additionalProperties"); a != nil {
+	if a := o.Get("additionalProperties"); a != nil {
 		return a
 	}
 	return true
@@ -544,45 +433,45 @@ func (g *generator) otherProperty(o *jsonObject, k string) any {
 
 // propertyName returns the name of the i-th added property (from 1): one generated from
 // propertyNames, else one that matches the first patternProperties pattern, else "key<i>".
-func (g *generator) propertyName(o *jsonObject, i int) string {
-	if pn := o.get("propertyNames"); pn != nil {
+func (g *generator) propertyName(o *ojson.Object, i int) string {
+	if pn := o.Get("propertyNames"); pn != nil {
 		if s, ok := g.value(pn, 0, maxNesting).(string); ok {
 			return s
 		}
 	}
 	fallback := "key" + strconv.Itoa(i)
-	if pp, ok := o.get("patternProperties").(*jsonObject); ok && len(pp.keys) > 0 {
-		if s, ok := g.matching(pp.keys[0], 0, -1, fallback); ok {
+	if pp, ok := o.Get("patternProperties").(*ojson.Object); ok && len(pp.Members) > 0 {
+		if s, ok := g.matching(pp.Members[0].Key, 0, -1, fallback); ok {
 			return s
 		}
 	}
 	return fallback
 }
 
-func (g *generator) array(o *jsonObject, refs, depth int, cheap bool) any {
-	prefix, _ := o.get("prefixItems").([]any)
-	rest := o.get("items")
+func (g *generator) array(o *ojson.Object, refs, depth int, cheap bool) any {
+	prefix, _ := o.Get("prefixItems").([]any)
+	rest := o.Get("items")
 	if tuple, ok := rest.([]any); ok { // draft-07 and before
-		prefix, rest = tuple, o.get("additionalItems")
+		prefix, rest = tuple, o.Get("additionalItems")
 	}
 	if rest == nil {
 		rest = true
 	}
-	n := count(o.get("minItems"), 0)
+	n := count(o.Get("minItems"), 0)
 	if !cheap {
 		n = max(n, 1, len(prefix))
 	}
-	if limit := count(o.get("maxItems"), -1); limit >= 0 {
+	if limit := count(o.Get("maxItems"), -1); limit >= 0 {
 		n = min(n, limit)
 	}
 	if rest == false {
 		n = min(n, len(prefix))
 	}
-	contains := o.get("contains")
+	contains := o.Get("contains")
 	if contains != nil && n <= len(prefix) && rest != false {
 		n = len(prefix) + 1
 	}
-	unique := o.get("uniqueItems") == true
+	unique := o.Get("uniqueItems") == true
 	items := make([]any, 0, n)
 	seen := map[string]bool{}
 	for i := range n {
@@ -591,16 +480,14 @@ func (g *generator) array(o *jsonObject, refs, depth int, cheap bool) any {
 		case i < len(prefix):
 			s = prefix[i]
 		case i == len(prefix) && contains != nil:
-			s = &jsonObject{keys: []string{"allOf"}, vals: map[string]any{"allOf": []any{rest, contains}}}
+			s = allOf(rest, contains)
 		default:
 			s = rest
 		}
 		v := g.value(s, refs, depth+1)
 		for try := 0; unique && try < 16; try++ {
-			var b bytes.Buffer
-			writeValue(&b, v)
-			if !seen[b.String()] {
-				seen[b.String()] = true
+			if key := string(ojson.Encode(v)); !seen[key] {
+				seen[key] = true
 				break
 			}
 			v = g.value(s, refs, depth+1)
@@ -615,16 +502,16 @@ func (g *generator) word() string {
 	return [...]string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliett"}[g.rng.IntN(10)]
 }
 
-func (g *generator) string(o *jsonObject) string {
-	minLen := count(o.get("minLength"), 0)
-	maxLen := count(o.get("maxLength"), -1)
+func (g *generator) string(o *ojson.Object) string {
+	minLen := count(o.Get("minLength"), 0)
+	maxLen := count(o.Get("maxLength"), -1)
 	base := g.words(minLen, maxLen)
-	if f, ok := o.get("format").(string); ok {
+	if f, ok := o.Get("format").(string); ok {
 		if s, ok := g.formatted(f); ok && fits(s, minLen, maxLen) {
 			base = s
 		}
 	}
-	if p, ok := o.get("pattern").(string); ok {
+	if p, ok := o.Get("pattern").(string); ok {
 		if s, ok := g.matching(p, minLen, maxLen, base); ok {
 			return s
 		}
@@ -773,12 +660,12 @@ func (g *generator) derive(re *syntax.Regexp, extra int) (string, bool) {
 
 // number returns a number (an integer when integer is set) within the schema's bounds and a
 // multiple of its multipleOf, picked at random, preferably among integers.
-func (g *generator) number(o *jsonObject, integer bool) json.Number {
+func (g *generator) number(o *ojson.Object, integer bool) json.Number {
 	lo, loEx := bound(o, "minimum", "exclusiveMinimum", -1)
 	hi, hiEx := bound(o, "maximum", "exclusiveMaximum", 1)
 
 	step := big.NewRat(1, 1)
-	m, hasStep := ratOf(o.get("multipleOf"))
+	m, hasStep := ratOf(o.Get("multipleOf"))
 	if hasStep && m.Sign() > 0 {
 		step = m
 		if integer && !m.IsInt() {
@@ -833,12 +720,12 @@ func (g *generator) number(o *jsonObject, integer bool) json.Number {
 // bound returns the tighter of the inclusive and the exclusive bound named, and whether it is
 // exclusive; dir is -1 for a lower bound and 1 for an upper one. A boolean exclusive keyword
 // (draft 4) makes the inclusive bound exclusive.
-func bound(o *jsonObject, inclusive, exclusive string, dir int) (*big.Rat, bool) {
-	v, ok := ratOf(o.get(inclusive))
+func bound(o *ojson.Object, inclusive, exclusive string, dir int) (*big.Rat, bool) {
+	v, ok := ratOf(o.Get(inclusive))
 	if !ok {
 		v = nil
 	}
-	switch e := o.get(exclusive).(type) {
+	switch e := o.Get(exclusive).(type) {
 	case bool:
 		return v, e && v != nil
 	case json.Number:

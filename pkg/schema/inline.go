@@ -1,6 +1,10 @@
 package schema
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/cadrehq/cadre/internal/ojson"
+)
 
 // inlineDefs rewrites invopop's document, in which every named struct, slice and map type is a
 // definition in "$defs" referenced by "$ref", into the document that Of promises: every
@@ -9,18 +13,18 @@ import "strings"
 // "$schema" and "$id" are gone. "type" and "description" lead each schema. A boolean true schema becomes {}, which means the same and
 // which every tool API accepts.
 func inlineDefs(tree any) any {
-	root, ok := tree.(*object)
+	root, ok := tree.(*ojson.Object)
 	if !ok {
 		return emptyIfTrue(tree)
 	}
-	root.remove("$schema")
-	root.remove("$id")
-	in := &inliner{defs: &object{}, done: map[string]any{}, used: map[string]bool{}}
-	if defs, ok := root.lookup("$defs"); ok {
-		if defs, ok := defs.(*object); ok {
+	root.Delete("$schema")
+	root.Delete("$id")
+	in := &inliner{defs: &ojson.Object{}, done: map[string]any{}, used: map[string]bool{}}
+	if defs, ok := root.Lookup("$defs"); ok {
+		if defs, ok := defs.(*ojson.Object); ok {
 			in.defs = defs
 		}
-		root.remove("$defs")
+		root.Delete("$defs")
 	}
 	in.recursive = recursiveDefs(in.defs)
 
@@ -30,16 +34,16 @@ func inlineDefs(tree any) any {
 	} else {
 		out = in.schema(root)
 	}
-	if kept := in.keptDefs(); len(kept.members) > 0 {
-		if o, ok := out.(*object); ok {
-			o.set("$defs", kept)
+	if kept := in.keptDefs(); len(kept.Members) > 0 {
+		if o, ok := out.(*ojson.Object); ok {
+			o.Set("$defs", kept)
 		}
 	}
 	return tidy(out)
 }
 
 type inliner struct {
-	defs      *object         // invopop's $defs
+	defs      *ojson.Object   // invopop's $defs
 	recursive map[string]bool // the names of the definitions on a cycle
 	done      map[string]any  // definition bodies already rewritten, by name
 	used      map[string]bool // the recursive definitions still referenced
@@ -47,7 +51,7 @@ type inliner struct {
 
 // schema rewrites v in place and returns it, or what replaces it.
 func (in *inliner) schema(v any) any {
-	o, ok := v.(*object)
+	o, ok := v.(*ojson.Object)
 	if !ok {
 		return emptyIfTrue(v)
 	}
@@ -63,16 +67,16 @@ func (in *inliner) schema(v any) any {
 
 // expand returns a copy of the rewritten definition name, with the keywords beside the $ref
 // in ref (a field's description, say) laid over it.
-func (in *inliner) expand(name string, ref *object) any {
-	body := copyTree(in.body(name))
-	o, ok := body.(*object)
+func (in *inliner) expand(name string, ref *ojson.Object) any {
+	body := ojson.Copy(in.body(name))
+	o, ok := body.(*ojson.Object)
 	if !ok {
 		return body
 	}
 	eachSubschema(ref, in.schema)
-	for _, m := range ref.members {
-		if m.key != "$ref" {
-			o.set(m.key, m.val)
+	for _, m := range ref.Members {
+		if m.Key != "$ref" {
+			o.Set(m.Key, m.Value)
 		}
 	}
 	return o
@@ -84,20 +88,20 @@ func (in *inliner) body(name string) any {
 	if b, ok := in.done[name]; ok {
 		return b
 	}
-	def, _ := in.defs.lookup(name)
+	def, _ := in.defs.Lookup(name)
 	b := in.schema(def)
 	in.done[name] = b
 	return b
 }
 
 // keptDefs returns the recursive definitions that the document references, in invopop's order.
-func (in *inliner) keptDefs() *object {
-	kept := &object{}
+func (in *inliner) keptDefs() *ojson.Object {
+	kept := &ojson.Object{}
 	for grew := true; grew; {
 		grew = false
-		for _, m := range in.defs.members {
-			if _, ok := kept.lookup(m.key); !ok && in.used[m.key] {
-				kept.set(m.key, in.body(m.key)) // may mark more definitions used
+		for _, m := range in.defs.Members {
+			if _, ok := kept.Lookup(m.Key); !ok && in.used[m.Key] {
+				kept.Set(m.Key, in.body(m.Key)) // may mark more definitions used
 				grew = true
 			}
 		}
@@ -106,35 +110,35 @@ func (in *inliner) keptDefs() *object {
 }
 
 // localRef returns the definition that o is a reference to, if o is one.
-func (in *inliner) localRef(o *object) (string, bool) {
+func (in *inliner) localRef(o *ojson.Object) (string, bool) {
 	name, ok := refName(o)
 	if !ok {
 		return "", false
 	}
-	_, ok = in.defs.lookup(name)
+	_, ok = in.defs.Lookup(name)
 	return name, ok
 }
 
-func refName(o *object) (string, bool) {
-	ref, _ := o.lookup("$ref")
+func refName(o *ojson.Object) (string, bool) {
+	ref, _ := o.Lookup("$ref")
 	s, _ := ref.(string)
 	return strings.CutPrefix(s, "#/$defs/")
 }
 
 // recursiveDefs returns the names of the definitions that reach themselves through references.
-func recursiveDefs(defs *object) map[string]bool {
+func recursiveDefs(defs *ojson.Object) map[string]bool {
 	refs := map[string][]string{}
-	for _, m := range defs.members {
-		collectRefs(m.val, func(name string) { refs[m.key] = append(refs[m.key], name) })
+	for _, m := range defs.Members {
+		collectRefs(m.Value, func(name string) { refs[m.Key] = append(refs[m.Key], name) })
 	}
 	recursive := map[string]bool{}
-	for _, m := range defs.members {
+	for _, m := range defs.Members {
 		seen := map[string]bool{}
-		stack := append([]string(nil), refs[m.key]...)
+		stack := append([]string(nil), refs[m.Key]...)
 		for len(stack) > 0 {
 			n := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
-			if n == m.key {
+			if n == m.Key {
 				recursive[n] = true
 				break
 			}
@@ -150,12 +154,12 @@ func recursiveDefs(defs *object) map[string]bool {
 // collectRefs calls f with the definition name of every local $ref in v.
 func collectRefs(v any, f func(string)) {
 	switch v := v.(type) {
-	case *object:
+	case *ojson.Object:
 		if name, ok := refName(v); ok {
 			f(name)
 		}
-		for _, m := range v.members {
-			collectRefs(m.val, f)
+		for _, m := range v.Members {
+			collectRefs(m.Value, f)
 		}
 	case []any:
 		for _, e := range v {
@@ -166,7 +170,7 @@ func collectRefs(v any, f func(string)) {
 
 func emptyIfTrue(v any) any {
 	if v == true {
-		return &object{}
+		return &ojson.Object{}
 	}
 	return v
 }

@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"github.com/invopop/jsonschema"
+
+	"github.com/cadrehq/cadre/internal/ojson"
 )
 
 // cache holds the *Schema of every type For and Of have described, keyed by reflect.Type. It is
@@ -64,7 +66,7 @@ func build(t reflect.Type) (*Schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	tree, err := parseTree(doc)
+	tree, err := ojson.Parse(doc)
 	if err != nil {
 		return nil, fmt.Errorf("schema: %s: reading the reflected schema: %w", t, err)
 	}

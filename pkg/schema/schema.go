@@ -8,6 +8,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/cadrehq/cadre/internal/ojson"
 	"github.com/cadrehq/cadre/internal/schemacheck"
 )
 
@@ -37,7 +38,7 @@ type Schema struct {
 // Compile returns an error when doc is not one JSON value or is not a valid schema. It is safe
 // for concurrent use; it does not keep doc.
 func Compile(doc json.RawMessage) (*Schema, error) {
-	tree, err := parseTree(doc)
+	tree, err := ojson.Parse(doc)
 	if err != nil {
 		return nil, fmt.Errorf("schema: the document is not JSON: %w", err)
 	}
@@ -50,9 +51,9 @@ func Compile(doc json.RawMessage) (*Schema, error) {
 
 // newSchema compiles tree, which it then owns and rewrites.
 func newSchema(tree any) (*Schema, error) {
-	s := &Schema{doc: encodeTree(tree)}
-	if root, ok := tree.(*object); ok {
-		t, _ := root.lookup("type")
+	s := &Schema{doc: ojson.Encode(tree)}
+	if root, ok := tree.(*ojson.Object); ok {
+		t, _ := root.Lookup("type")
 		s.object = t == "object"
 	}
 
@@ -72,7 +73,7 @@ func newSchema(tree any) (*Schema, error) {
 	}
 	s.check, _ = schemacheck.Compile(s.doc, s.validator.DraftVersion) // no checker: Validate uses v6 alone
 
-	s.strict = encodeTree(strictSchema(tree)) // the document is already encoded: tree is free
+	s.strict = ojson.Encode(strictSchema(tree)) // the document is already encoded: tree is free
 	return s, nil
 }
 

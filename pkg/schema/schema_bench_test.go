@@ -46,3 +46,19 @@ func BenchmarkFor(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCompile compiles a tool's input schema, as mcpbridge does for each tool an MCP
+// server lists: parse, rewrite, encode, compile for validation.
+func BenchmarkCompile(b *testing.B) {
+	doc := []byte(`{"type":"object","properties":{"city":{"type":"string","description":"the city <and> region"},` +
+		`"days":{"type":"integer","minimum":1,"maximum":14},"units":{"enum":["metric","imperial"]},` +
+		`"stops":{"type":"array","items":{"$ref":"#/$defs/stop"}}},"required":["city","days"],` +
+		`"$defs":{"stop":{"type":"object","properties":{"name":{"type":"string"},"nights":{"type":"integer"}},` +
+		`"required":["name"]}}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := schema.Compile(doc); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

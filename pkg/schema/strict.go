@@ -1,9 +1,11 @@
 package schema
 
+import "github.com/cadrehq/cadre/internal/ojson"
+
 // strictSchema rewrites the schema v, in place, into its strict form (see Schema.Strict) and
 // returns it.
 func strictSchema(v any) any {
-	o, ok := v.(*object)
+	o, ok := v.(*ojson.Object)
 	if !ok {
 		return v
 	}
@@ -12,10 +14,10 @@ func strictSchema(v any) any {
 		return o
 	}
 
-	if props, ok := o.lookup("properties"); ok {
-		if props, ok := props.(*object); ok {
+	if props, ok := o.Lookup("properties"); ok {
+		if props, ok := props.(*ojson.Object); ok {
 			wasRequired := map[string]bool{}
-			if req, ok := o.lookup("required"); ok {
+			if req, ok := o.Lookup("required"); ok {
 				if req, ok := req.([]any); ok {
 					for _, name := range req {
 						if name, ok := name.(string); ok {
@@ -24,31 +26,31 @@ func strictSchema(v any) any {
 					}
 				}
 			}
-			required := make([]any, 0, len(props.members))
-			for i := range props.members {
-				p := &props.members[i]
-				if !wasRequired[p.key] {
-					p.val = nullable(p.val)
+			required := make([]any, 0, len(props.Members))
+			for i := range props.Members {
+				p := &props.Members[i]
+				if !wasRequired[p.Key] {
+					p.Value = nullable(p.Value)
 				}
-				required = append(required, p.key)
+				required = append(required, p.Key)
 			}
-			o.set("required", required)
+			o.Set("required", required)
 		}
 	}
 
-	if ap, ok := o.lookup("additionalProperties"); !ok || !isObjectValue(ap) {
-		o.set("additionalProperties", false) // a map keeps its value schema
+	if ap, ok := o.Lookup("additionalProperties"); !ok || !isObjectValue(ap) {
+		o.Set("additionalProperties", false) // a map keeps its value schema
 	}
 	return o
 }
 
 // isObjectSchema reports whether o describes objects: its type is or includes "object", or it
 // lists properties.
-func isObjectSchema(o *object) bool {
-	if _, ok := o.lookup("properties"); ok {
+func isObjectSchema(o *ojson.Object) bool {
+	if _, ok := o.Lookup("properties"); ok {
 		return true
 	}
-	switch t, _ := o.lookup("type"); t := t.(type) {
+	switch t, _ := o.Lookup("type"); t := t.(type) {
 	case string:
 		return t == "object"
 	case []any:
@@ -62,7 +64,7 @@ func isObjectSchema(o *object) bool {
 }
 
 func isObjectValue(v any) bool {
-	_, ok := v.(*object)
+	_, ok := v.(*ojson.Object)
 	return ok
 }
 
@@ -70,28 +72,28 @@ func isObjectValue(v any) bool {
 // enum), or, when it has no plain type or is a reference or a combination, v wrapped as
 // {"anyOf": [v, {"type": "null"}]}.
 func nullable(v any) any {
-	o, ok := v.(*object)
+	o, ok := v.(*ojson.Object)
 	if !ok {
 		return v // true accepts null already; false stays as strict as it was
 	}
 	if acceptsNull(o) {
 		return o
 	}
-	t, hasType := o.lookup("type")
-	_, isRef := o.lookup("$ref")
-	_, hasConst := o.lookup("const")
+	t, hasType := o.Lookup("type")
+	_, isRef := o.Lookup("$ref")
+	_, hasConst := o.Lookup("const")
 	if !hasType || isRef || hasConst || hasAny(o, "anyOf", "oneOf", "allOf") {
-		return &object{members: []member{{"anyOf", []any{o, &object{members: []member{{"type", "null"}}}}}}}
+		return &ojson.Object{Members: []ojson.Member{{Key: "anyOf", Value: []any{o, &ojson.Object{Members: []ojson.Member{{Key: "type", Value: "null"}}}}}}}
 	}
 	switch t := t.(type) {
 	case string:
-		o.set("type", []any{t, "null"})
+		o.Set("type", []any{t, "null"})
 	case []any:
-		o.set("type", append(t, "null"))
+		o.Set("type", append(t, "null"))
 	}
-	if enum, ok := o.lookup("enum"); ok {
+	if enum, ok := o.Lookup("enum"); ok {
 		if enum, ok := enum.([]any); ok {
-			o.set("enum", append(enum, nil))
+			o.Set("enum", append(enum, nil))
 		}
 	}
 	return o
@@ -99,8 +101,8 @@ func nullable(v any) any {
 
 // acceptsNull reports whether o plainly accepts null: its type is or includes "null", or it is
 // an anyOf or a oneOf with a {"type": "null"} branch (the jsonschema:"nullable" tag makes one).
-func acceptsNull(o *object) bool {
-	switch t, _ := o.lookup("type"); t := t.(type) {
+func acceptsNull(o *ojson.Object) bool {
+	switch t, _ := o.Lookup("type"); t := t.(type) {
 	case string:
 		return t == "null"
 	case []any:
@@ -111,11 +113,11 @@ func acceptsNull(o *object) bool {
 		}
 	}
 	for _, k := range []string{"anyOf", "oneOf"} {
-		branches, _ := o.lookup(k)
+		branches, _ := o.Lookup(k)
 		list, _ := branches.([]any)
 		for _, b := range list {
-			if b, ok := b.(*object); ok && len(b.members) == 1 {
-				if t, _ := b.lookup("type"); t == "null" {
+			if b, ok := b.(*ojson.Object); ok && len(b.Members) == 1 {
+				if t, _ := b.Lookup("type"); t == "null" {
 					return true
 				}
 			}
@@ -124,9 +126,9 @@ func acceptsNull(o *object) bool {
 	return false
 }
 
-func hasAny(o *object, keys ...string) bool {
+func hasAny(o *ojson.Object, keys ...string) bool {
 	for _, k := range keys {
-		if _, ok := o.lookup(k); ok {
+		if _, ok := o.Lookup(k); ok {
 			return true
 		}
 	}

@@ -297,3 +297,12 @@ func plainName(s string) bool {
 	}
 	return true
 }
+
+// skipSpace returns the offset of the first byte at or after i in data that is not JSON white
+// space.
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r' || data[i] == '\n') {
+		i++
+	}
+	return i
+}

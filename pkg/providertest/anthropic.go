@@ -1,4 +1,4 @@
-package llmtest
+package providertest
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 	"github.com/tmc/langchaingo/llms"
 )
 
-// NewAnthropicServer starts a fake Anthropic Messages API that serves POST /v1/messages (so
+// NewAnthropic starts a fake Anthropic Messages API that serves POST /v1/messages (so
 // a client's base URL is s.URL()+"/v1").
 //
 // As the real API does, it first merges consecutive messages of the same role into one. Each
@@ -26,9 +26,11 @@ import (
 // then a tool_use block per tool call, whose ID gets the prefix "toolu_" when it lacks one.
 // The stop reason is the first choice's, "stop" and "tool_calls" becoming "end_turn" and
 // "tool_use" ("length" becomes "max_tokens"). The usage is read from its GenerationInfo (the
-// keys [Reply.Usage] sets), input_tokens not counting cache reads. When the request asks to
-// stream, the answer is sent as the API's server-sent events. A failing m gets a 500, as does
-// a tool call whose arguments are not a JSON object, which the API cannot express.
+// keys of langchaingo's openai client, which [github.com/cadrehq/cadre/pkg/llmtest.Reply] sets
+// for its Usage, or those of its anthropic client), input_tokens not counting cache reads.
+// When the request asks to stream, the answer is sent as the API's server-sent events. A
+// failing m gets a 500, as does a tool call whose arguments are not a JSON object, which the
+// API cannot express.
 //
 // Requests the real API rejects get its error JSON and never reach m: a missing model or
 // max_tokens, a first message not from the user, a tool_use block not answered by a
@@ -36,7 +38,7 @@ import (
 // the message before, an empty text block, a tool_use input that is not a JSON object, a tool
 // whose name is not ^[a-zA-Z0-9_-]{1,64}$ or whose input_schema is not an object schema, and
 // a request without the anthropic-version header.
-func NewAnthropicServer(m llms.Model, opts ...ServerOption) *Server {
+func NewAnthropic(m llms.Model, opts ...Option) *Server {
 	return newServer(&anthropicAPI{model: m}, opts)
 }
 
@@ -205,7 +207,7 @@ func (*anthropicAPI) faultError(status int, message string) *apiError {
 
 func (*anthropicAPI) sample() []byte {
 	text, stop := "This answer is cut in the middle.", "end_turn"
-	return mustJSON(&anResponse{ID: "msg_llmtest0", Type: "message", Role: "assistant", Model: "llmtest",
+	return mustJSON(&anResponse{ID: "msg_providertest0", Type: "message", Role: "assistant", Model: "providertest",
 		Content: []anOutBlock{{Type: "text", Text: &text}}, StopReason: &stop})
 }
 
@@ -581,7 +583,7 @@ func anthropicImage(b anBlock) (llms.ContentPart, *apiError) {
 
 // render builds the one message the API answers with.
 func (a *anthropicAPI) render(model string, resp *llms.ContentResponse) (*anResponse, *apiError) {
-	out := &anResponse{ID: fmt.Sprintf("msg_llmtest%d", a.ids.Add(1)), Type: "message", Role: "assistant",
+	out := &anResponse{ID: fmt.Sprintf("msg_providertest%d", a.ids.Add(1)), Type: "message", Role: "assistant",
 		Model: model, Content: []anOutBlock{}}
 	var text strings.Builder
 	for _, c := range resp.Choices {
@@ -623,12 +625,12 @@ func (a *anthropicAPI) toolUse(call llms.ToolCall) (anOutBlock, *apiError) {
 	var compact bytes.Buffer
 	if json.Unmarshal([]byte(args), &input) != nil || input == nil || json.Compact(&compact, []byte(args)) != nil {
 		return anOutBlock{}, &apiError{status: http.StatusInternalServerError, message: fmt.Sprintf(
-			"llmtest: the model's call of %q has arguments that are not a JSON object (%q), which the Anthropic API cannot send: give the call an object", name, args)}
+			"providertest: the model's call of %q has arguments that are not a JSON object (%q), which the Anthropic API cannot send: give the call an object", name, args)}
 	}
 	id := call.ID
 	switch {
 	case id == "":
-		id = fmt.Sprintf("toolu_llmtest%d", a.ids.Add(1))
+		id = fmt.Sprintf("toolu_providertest%d", a.ids.Add(1))
 	case !strings.HasPrefix(id, "toolu_"):
 		id = "toolu_" + id
 	}

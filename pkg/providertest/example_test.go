@@ -1,17 +1,18 @@
-package llmtest_test
+package providertest_test
 
 import (
 	"context"
 	"fmt"
 
 	"github.com/cadrehq/cadre/pkg/llmtest"
+	"github.com/cadrehq/cadre/pkg/providertest"
 	"github.com/tmc/langchaingo/llms/openai"
 )
 
-func ExampleNewOpenAIServer() {
+func ExampleNewOpenAI() {
 	// langchaingo's real OpenAI client, talking to a fake API on 127.0.0.1.
 	m := llmtest.NewScripted(llmtest.Text("Hello from the fake."), llmtest.Text("Hello again."))
-	s := llmtest.NewOpenAIServer(m)
+	s := providertest.NewOpenAI(m)
 	defer s.Close()
 	llm, err := openai.New(openai.WithBaseURL(s.URL()+"/v1"), openai.WithToken("test-key"),
 		openai.WithModel("gpt-test"), openai.WithHTTPClient(s.Client()))
@@ -24,7 +25,7 @@ func ExampleNewOpenAIServer() {
 	fmt.Println(answer, err)
 
 	// The next request is refused, as when the provider is busy.
-	s.Fault(llmtest.Fault{Status: 429, RetryAfter: "1", Message: "Rate limit reached."})
+	s.Fault(providertest.Fault{Status: 429, RetryAfter: "1", Message: "Rate limit reached."})
 	_, err = llm.Call(ctx, "Hi")
 	fmt.Println(err)
 

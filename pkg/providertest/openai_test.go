@@ -1,4 +1,4 @@
-package llmtest_test
+package providertest_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cadrehq/cadre/pkg/llmtest"
+	"github.com/cadrehq/cadre/pkg/providertest"
 	"github.com/cadrehq/cadre/pkg/usage"
 	"github.com/google/go-cmp/cmp"
 	"github.com/tmc/langchaingo/llms"
@@ -25,7 +26,7 @@ func TestOpenAIServerText(t *testing.T) {
 	t.Parallel()
 	m := llmtest.NewScripted(llmtest.Reply{Text: "Hello there.",
 		Usage: usage.Usage{InputTokens: 120, OutputTokens: 30, CacheReadTokens: 100, ReasoningTokens: 10}})
-	s := llmtest.NewOpenAIServer(m)
+	s := providertest.NewOpenAI(m)
 	defer s.Close()
 	msgs := []llms.MessageContent{
 		llms.TextParts(llms.ChatMessageTypeSystem, "Be brief."),
@@ -62,7 +63,7 @@ func TestOpenAIServerToolRoundTrip(t *testing.T) {
 		llmtest.Calls(llmtest.Call("weather", `{"city":"Oslo"}`), llmtest.Call("weather", `{"city":"Bergen"}`)),
 		llmtest.Text("Sunny in both."),
 	)
-	s := llmtest.NewOpenAIServer(m)
+	s := providertest.NewOpenAI(m)
 	defer s.Close()
 	llm := openAIClient(t, s, "k")
 	ctx := context.Background()
@@ -114,7 +115,7 @@ func TestOpenAIServerStreaming(t *testing.T) {
 		llmtest.Reply{Text: text, Usage: usage.Usage{InputTokens: 7, OutputTokens: 12}},
 		llmtest.Calls(llmtest.Call("weather", `{"city":"Oslo","days":3,"unit":"celsius"}`)),
 	)
-	s := llmtest.NewOpenAIServer(m)
+	s := providertest.NewOpenAI(m)
 	defer s.Close()
 	llm := openAIClient(t, s, "k")
 	var chunks []string
@@ -199,7 +200,7 @@ func TestOpenAIServerRejects(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			m := llmtest.NewScripted(llmtest.Text("never"))
-			s := llmtest.NewOpenAIServer(m)
+			s := providertest.NewOpenAI(m)
 			defer s.Close()
 			status, _, body := rawPost(t, s, "/v1/chat/completions", providers[0].validHeaders("k"), c.body)
 			if status != http.StatusBadRequest {
@@ -240,7 +241,7 @@ func TestOpenAIServerRejectsClientMistakes(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			s := llmtest.NewOpenAIServer(llmtest.NewScripted(llmtest.Text("never")))
+			s := providertest.NewOpenAI(llmtest.NewScripted(llmtest.Text("never")))
 			defer s.Close()
 			_, err := openAIClient(t, s, "k").GenerateContent(context.Background(), c.msgs, c.opts...)
 			if err == nil || !strings.Contains(err.Error(), "400") || !strings.Contains(err.Error(), c.want) {
@@ -253,7 +254,7 @@ func TestOpenAIServerRejectsClientMistakes(t *testing.T) {
 func TestOpenAIServerToolChoice(t *testing.T) {
 	t.Parallel()
 	m := llmtest.NewScripted(llmtest.Text("a"), llmtest.Text("b"))
-	s := llmtest.NewOpenAIServer(m)
+	s := providertest.NewOpenAI(m)
 	defer s.Close()
 	llm := openAIClient(t, s, "k")
 	named := llms.ToolChoice{Type: "function", Function: &llms.FunctionReference{Name: "weather"}}

@@ -1,4 +1,4 @@
-package llmtest_test
+package providertest_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cadrehq/cadre/pkg/llmtest"
+	"github.com/cadrehq/cadre/pkg/providertest"
 	"github.com/cadrehq/cadre/pkg/usage"
 	"github.com/google/go-cmp/cmp"
 	"github.com/tmc/langchaingo/llms"
@@ -16,7 +17,7 @@ func TestAnthropicServerText(t *testing.T) {
 	t.Parallel()
 	m := llmtest.NewScripted(llmtest.Reply{Text: "Hello there.",
 		Usage: usage.Usage{InputTokens: 1200, OutputTokens: 300, CacheReadTokens: 1000}})
-	s := llmtest.NewAnthropicServer(m)
+	s := providertest.NewAnthropic(m)
 	defer s.Close()
 	msgs := []llms.MessageContent{
 		llms.TextParts(llms.ChatMessageTypeSystem, "Be brief."),
@@ -59,7 +60,7 @@ func TestAnthropicServerToolRoundTrip(t *testing.T) {
 			llmtest.Call("weather", `{"city":"Oslo"}`), llmtest.Call("weather", `{"city": "Bergen"}`)}},
 		llmtest.Text("Sunny in both."),
 	)
-	s := llmtest.NewAnthropicServer(m)
+	s := providertest.NewAnthropic(m)
 	defer s.Close()
 	llm := anthropicClient(t, s, "k")
 	ctx := context.Background()
@@ -116,7 +117,7 @@ func TestAnthropicServerToolRoundTrip(t *testing.T) {
 func TestAnthropicServerMergesSameRole(t *testing.T) {
 	t.Parallel()
 	m := llmtest.NewScripted(llmtest.Text("ok"))
-	s := llmtest.NewAnthropicServer(m)
+	s := providertest.NewAnthropic(m)
 	defer s.Close()
 	msgs := []llms.MessageContent{
 		llms.TextParts(llms.ChatMessageTypeHuman, "first"),
@@ -138,7 +139,7 @@ func TestAnthropicServerStreaming(t *testing.T) {
 		llmtest.Reply{Text: text, Usage: usage.Usage{InputTokens: 7, OutputTokens: 12}},
 		llmtest.Calls(llmtest.Call("weather", `{"city":"Oslo","days":3,"unit":"celsius"}`)),
 	)
-	s := llmtest.NewAnthropicServer(m)
+	s := providertest.NewAnthropic(m)
 	defer s.Close()
 	llm := anthropicClient(t, s, "k")
 	var chunks []string
@@ -223,7 +224,7 @@ func TestAnthropicServerRejects(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			m := llmtest.NewScripted(llmtest.Text("never"))
-			s := llmtest.NewAnthropicServer(m)
+			s := providertest.NewAnthropic(m)
 			defer s.Close()
 			status, _, body := rawPost(t, s, "/v1/messages", providers[1].validHeaders("k"), c.body)
 			if status != http.StatusBadRequest {
@@ -241,7 +242,7 @@ func TestAnthropicServerRejects(t *testing.T) {
 
 func TestAnthropicServerVersionHeader(t *testing.T) {
 	t.Parallel()
-	s := llmtest.NewAnthropicServer(llmtest.NewScripted(llmtest.Text("never")))
+	s := providertest.NewAnthropic(llmtest.NewScripted(llmtest.Text("never")))
 	defer s.Close()
 	headers := providers[1].validHeaders("k")
 	delete(headers, "anthropic-version")
@@ -256,7 +257,7 @@ func TestAnthropicServerVersionHeader(t *testing.T) {
 func TestAnthropicServerAcceptsMergedResults(t *testing.T) {
 	t.Parallel()
 	m := llmtest.NewScripted(llmtest.Text("done"))
-	s := llmtest.NewAnthropicServer(m)
+	s := providertest.NewAnthropic(m)
 	defer s.Close()
 	body := `{"model":"m","max_tokens":10,"messages":[{"role":"user","content":"hi"},
 		{"role":"assistant","content":[{"type":"text","text":"Looking."},{"type":"tool_use","id":"toolu_a","name":"f","input":{"x":1}}]},
@@ -302,7 +303,7 @@ func TestAnthropicServerRejectsClientMistakes(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			s := llmtest.NewAnthropicServer(llmtest.NewScripted(llmtest.Text("never")))
+			s := providertest.NewAnthropic(llmtest.NewScripted(llmtest.Text("never")))
 			defer s.Close()
 			_, err := anthropicClient(t, s, "k").GenerateContent(context.Background(), c.msgs)
 			if err == nil || !strings.Contains(err.Error(), "400") || !strings.Contains(err.Error(), c.want) {
@@ -314,7 +315,7 @@ func TestAnthropicServerRejectsClientMistakes(t *testing.T) {
 
 func TestAnthropicServerArgumentsNotAnObject(t *testing.T) {
 	t.Parallel()
-	s := llmtest.NewAnthropicServer(llmtest.NewScripted(llmtest.Calls(llmtest.Call("weather", "Oslo"))))
+	s := providertest.NewAnthropic(llmtest.NewScripted(llmtest.Calls(llmtest.Call("weather", "Oslo"))))
 	defer s.Close()
 	_, err := anthropicClient(t, s, "k").GenerateContent(context.Background(), human("hi"))
 	if err == nil || !strings.Contains(err.Error(), "500") || !strings.Contains(err.Error(), "not a JSON object") {

@@ -1,4 +1,4 @@
-package llmtest
+package providertest
 
 import (
 	"context"
@@ -16,8 +16,8 @@ import (
 	"github.com/tmc/langchaingo/llms"
 )
 
-// Server is a fake provider API on 127.0.0.1, made by [NewOpenAIServer] or
-// [NewAnthropicServer], for running langchaingo's real provider clients without a network.
+// Server is a fake provider API on 127.0.0.1, made by [NewOpenAI] or [NewAnthropic], for
+// running langchaingo's real provider clients without a network.
 //
 // It answers each valid request with its model's reply, rejects the requests the real API
 // rejects with the status and error JSON that API uses, and can be made to fail ([Server.Fault]).
@@ -57,10 +57,10 @@ type Fault struct {
 	Truncate bool
 }
 
-// ServerOption configures a [Server].
-type ServerOption func(*serverConfig)
+// Option configures a [Server].
+type Option func(*config)
 
-type serverConfig struct {
+type config struct {
 	apiKey string
 }
 
@@ -69,8 +69,8 @@ type serverConfig struct {
 // Other requests get a 401 with the provider's error JSON, which never contains the key sent
 // or the one expected. Without this option any non-empty key is accepted, as the clients
 // need one.
-func WithAPIKey(key string) ServerOption {
-	return func(c *serverConfig) { c.apiKey = key }
+func WithAPIKey(key string) Option {
+	return func(c *config) { c.apiKey = key }
 }
 
 // api is what a provider's fake implements; the Server does the rest.
@@ -101,8 +101,8 @@ type apiError struct {
 	code    string // OpenAI only; "" is null
 }
 
-func newServer(a api, opts []ServerOption) *Server {
-	var cfg serverConfig
+func newServer(a api, opts []Option) *Server {
+	var cfg config
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -192,6 +192,21 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// wait returns nil after d, or ctx's error when ctx is done first or already.
+func wait(ctx context.Context, d time.Duration) error {
+	if err := ctx.Err(); err != nil || d <= 0 {
+		return err
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
 // check refuses a request whose path, method, body or headers the provider would refuse.
 func (s *Server) check(r *http.Request, readErr error) *apiError {
 	if r.URL.Path != s.api.path() {
@@ -249,7 +264,7 @@ func writeJSON(w http.ResponseWriter, status int, body []byte) {
 func mustJSON(v any) []byte {
 	b, err := json.Marshal(v)
 	if err != nil {
-		panic("llmtest: marshal " + err.Error())
+		panic("providertest: marshal " + err.Error())
 	}
 	return b
 }
@@ -264,7 +279,7 @@ var toolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 
 // modelError is the refusal when the model fails: a 500, as an API fails on its own error.
 func modelError(err error) *apiError {
-	return &apiError{status: http.StatusInternalServerError, message: "llmtest: the model failed: " + err.Error()}
+	return &apiError{status: http.StatusInternalServerError, message: "providertest: the model failed: " + err.Error()}
 }
 
 // tokens are the token counts of a response, read from its GenerationInfo.
@@ -364,7 +379,7 @@ func generate(ctx context.Context, m llms.Model, msgs []llms.MessageContent, opt
 	}
 	if resp == nil || len(resp.Choices) == 0 || slices.Contains(resp.Choices, nil) {
 		return nil, &apiError{status: http.StatusInternalServerError,
-			message: "llmtest: the model returned a response without choices, or a nil choice; give it a reply"}
+			message: "providertest: the model returned a response without choices, or a nil choice; give it a reply"}
 	}
 	return resp, nil
 }

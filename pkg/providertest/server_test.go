@@ -1,4 +1,4 @@
-package llmtest_test
+package providertest_test
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cadrehq/cadre/pkg/llmtest"
+	"github.com/cadrehq/cadre/pkg/providertest"
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/llms/anthropic"
 	"github.com/tmc/langchaingo/llms/openai"
@@ -22,8 +23,8 @@ import (
 // provider is what the tests that hold for both fake APIs need of each.
 type provider struct {
 	name      string
-	newServer func(m llms.Model, opts ...llmtest.ServerOption) *llmtest.Server
-	newClient func(t *testing.T, s *llmtest.Server, key string) llms.Model
+	newServer func(m llms.Model, opts ...providertest.Option) *providertest.Server
+	newClient func(t *testing.T, s *providertest.Server, key string) llms.Model
 	path      string
 	headers   map[string]string // of a valid raw request, but the key
 	keyHeader func(key string) (string, string)
@@ -34,8 +35,8 @@ type provider struct {
 var providers = []provider{
 	{
 		name:      "openai",
-		newServer: llmtest.NewOpenAIServer,
-		newClient: func(t *testing.T, s *llmtest.Server, key string) llms.Model { return openAIClient(t, s, key) },
+		newServer: providertest.NewOpenAI,
+		newClient: func(t *testing.T, s *providertest.Server, key string) llms.Model { return openAIClient(t, s, key) },
 		path:      "/v1/chat/completions",
 		headers:   map[string]string{"Content-Type": "application/json"},
 		keyHeader: func(key string) (string, string) { return "Authorization", "Bearer " + key },
@@ -44,8 +45,8 @@ var providers = []provider{
 	},
 	{
 		name:      "anthropic",
-		newServer: llmtest.NewAnthropicServer,
-		newClient: func(t *testing.T, s *llmtest.Server, key string) llms.Model { return anthropicClient(t, s, key) },
+		newServer: providertest.NewAnthropic,
+		newClient: func(t *testing.T, s *providertest.Server, key string) llms.Model { return anthropicClient(t, s, key) },
 		path:      "/v1/messages",
 		headers:   map[string]string{"Content-Type": "application/json", "anthropic-version": "2023-06-01"},
 		keyHeader: func(key string) (string, string) { return "x-api-key", key },
@@ -59,7 +60,7 @@ var providers = []provider{
 	},
 }
 
-func openAIClient(t *testing.T, s *llmtest.Server, key string) *openai.LLM {
+func openAIClient(t *testing.T, s *providertest.Server, key string) *openai.LLM {
 	t.Helper()
 	llm, err := openai.New(openai.WithBaseURL(s.URL()+"/v1"), openai.WithToken(key),
 		openai.WithModel("gpt-test"), openai.WithHTTPClient(s.Client()))
@@ -69,7 +70,7 @@ func openAIClient(t *testing.T, s *llmtest.Server, key string) *openai.LLM {
 	return llm
 }
 
-func anthropicClient(t *testing.T, s *llmtest.Server, key string) *anthropic.LLM {
+func anthropicClient(t *testing.T, s *providertest.Server, key string) *anthropic.LLM {
 	t.Helper()
 	llm, err := anthropic.New(anthropic.WithBaseURL(s.URL()+"/v1"), anthropic.WithToken(key),
 		anthropic.WithModel("claude-test"), anthropic.WithHTTPClient(s.Client()))
@@ -79,9 +80,14 @@ func anthropicClient(t *testing.T, s *llmtest.Server, key string) *anthropic.LLM
 	return llm
 }
 
+// human is a conversation of one user message.
+func human(text string) []llms.MessageContent {
+	return []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeHuman, text)}
+}
+
 // rawPost sends body to s at path with headers and returns the status, the headers and the
 // body of the answer.
-func rawPost(t *testing.T, s *llmtest.Server, path string, headers map[string]string, body string) (int, http.Header, []byte) {
+func rawPost(t *testing.T, s *providertest.Server, path string, headers map[string]string, body string) (int, http.Header, []byte) {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, s.URL()+path, strings.NewReader(body))
 	if err != nil {
@@ -141,7 +147,7 @@ func TestServerFaultStatus(t *testing.T) {
 			m := llmtest.NewScripted(llmtest.Text("fine"))
 			s := p.newServer(m)
 			defer s.Close()
-			s.Fault(llmtest.Fault{Status: 429, RetryAfter: "1", Message: "slow down"}, llmtest.Fault{Status: 500})
+			s.Fault(providertest.Fault{Status: 429, RetryAfter: "1", Message: "slow down"}, providertest.Fault{Status: 500})
 			llm := p.newClient(t, s, "k")
 			ctx := context.Background()
 
@@ -174,7 +180,7 @@ func TestServerFaultRetryAfter(t *testing.T) {
 			t.Parallel()
 			s := p.newServer(llmtest.NewScripted())
 			defer s.Close()
-			s.Fault(llmtest.Fault{Status: 429, RetryAfter: "0"})
+			s.Fault(providertest.Fault{Status: 429, RetryAfter: "0"})
 			status, header, body := rawPost(t, s, p.path, p.validHeaders("k"), p.body)
 			if status != 429 || header.Get("Retry-After") != "0" {
 				t.Errorf("got status %d, Retry-After %q; want 429, %q", status, header.Get("Retry-After"), "0")
@@ -192,7 +198,7 @@ func TestServerAPIKey(t *testing.T) {
 	for _, p := range providers {
 		t.Run(p.name, func(t *testing.T) {
 			t.Parallel()
-			s := p.newServer(llmtest.NewScripted(llmtest.Text("ok")), llmtest.WithAPIKey(right))
+			s := p.newServer(llmtest.NewScripted(llmtest.Text("ok")), providertest.WithAPIKey(right))
 			defer s.Close()
 
 			_, err := p.newClient(t, s, wrong).GenerateContent(context.Background(), human("hi"))
@@ -229,7 +235,7 @@ func TestServerTruncate(t *testing.T) {
 			t.Parallel()
 			s := p.newServer(llmtest.NewScripted(llmtest.Text("whole")))
 			defer s.Close()
-			s.Fault(llmtest.Fault{Truncate: true})
+			s.Fault(providertest.Fault{Truncate: true})
 			llm := p.newClient(t, s, "k")
 			if _, err := llm.GenerateContent(context.Background(), human("hi")); err == nil {
 				t.Error("a truncated answer gave no error")
@@ -250,7 +256,7 @@ func TestServerDelay(t *testing.T) {
 			m := llmtest.NewScripted(llmtest.Text("late"))
 			s := p.newServer(m)
 			defer s.Close()
-			s.Fault(llmtest.Fault{Delay: time.Millisecond})
+			s.Fault(providertest.Fault{Delay: time.Millisecond})
 			resp, err := p.newClient(t, s, "k").GenerateContent(context.Background(), human("hi"))
 			if err != nil || resp.Choices[0].Content != "late" {
 				t.Errorf("a delay alone: %v, %v; want a slow answer", resp, err)
@@ -268,7 +274,7 @@ func TestServerDelayCancelled(t *testing.T) {
 			s := p.newServer(m)
 			// Close waits for the handler: it must end with the request, not after the delay.
 			defer s.Close()
-			s.Fault(llmtest.Fault{Delay: time.Hour})
+			s.Fault(providertest.Fault{Delay: time.Hour})
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			// Give up once the request is sent.
@@ -372,7 +378,7 @@ func TestServerConcurrent(t *testing.T) {
 			const n = 20
 			s := p.newServer(llmtest.NewScripted(llmtest.Text("same")).Cycle())
 			defer s.Close()
-			s.Fault(llmtest.Fault{Status: 500}, llmtest.Fault{Status: 500})
+			s.Fault(providertest.Fault{Status: 500}, providertest.Fault{Status: 500})
 			llm := p.newClient(t, s, "k")
 			var (
 				wg     sync.WaitGroup

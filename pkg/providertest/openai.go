@@ -1,4 +1,4 @@
-package llmtest
+package providertest
 
 import (
 	"bytes"
@@ -14,16 +14,17 @@ import (
 	"github.com/tmc/langchaingo/llms"
 )
 
-// NewOpenAIServer starts a fake OpenAI Chat Completions API that serves
-// POST /v1/chat/completions (so a client's base URL is s.URL()+"/v1").
+// NewOpenAI starts a fake OpenAI Chat Completions API that serves POST /v1/chat/completions
+// (so a client's base URL is s.URL()+"/v1").
 //
 // Each valid request is converted for m — its messages into []llms.MessageContent (system,
 // human, AI messages with text and ToolCall parts, one Tool message per tool result, the
 // result's Name taken from its call), its model, tools, tool choice, maximum tokens,
 // temperature... into call options — and m's response is rendered as the API does: one choice
 // per choice of the response, its usage read from the first choice's GenerationInfo (the keys
-// [Reply.Usage] sets), as server-sent events when the request asks to stream. A failing m
-// gets a 500.
+// of langchaingo's openai client, which [github.com/cadrehq/cadre/pkg/llmtest.Reply] sets for
+// its Usage, or those of its anthropic client), as server-sent events when the request asks to
+// stream. A failing m gets a 500.
 //
 // Requests the real API rejects get a 400 with its error JSON and never reach m: a missing
 // model, no messages, a tool whose type is not "function", whose name is not
@@ -31,7 +32,7 @@ import (
 // tool calls not each answered by a tool message before the next other message, a tool
 // message answering no call of the assistant message before it, a tool message whose content
 // is not a string or a single text part.
-func NewOpenAIServer(m llms.Model, opts ...ServerOption) *Server {
+func NewOpenAI(m llms.Model, opts ...Option) *Server {
 	return newServer(&openAIAPI{model: m}, opts)
 }
 
@@ -245,7 +246,7 @@ func (*openAIAPI) faultError(status int, message string) *apiError {
 
 func (a *openAIAPI) sample() []byte {
 	text := "This answer is cut in the middle."
-	return mustJSON(&oaResponse{ID: "chatcmpl-llmtest0", Object: "chat.completion", Model: "llmtest",
+	return mustJSON(&oaResponse{ID: "chatcmpl-providertest0", Object: "chat.completion", Model: "providertest",
 		Choices: []oaChoice{{Message: oaOutMessage{Role: "assistant", Content: &text}, Logprobs: jsonNull, FinishReason: "stop"}}})
 }
 
@@ -273,14 +274,14 @@ func (a *openAIAPI) serve(ctx context.Context, w http.ResponseWriter, body []byt
 	if e != nil {
 		return e
 	}
-	id := fmt.Sprintf("chatcmpl-llmtest%d", a.ids.Add(1))
+	id := fmt.Sprintf("chatcmpl-providertest%d", a.ids.Add(1))
 	created := time.Now().Unix()
 	if req.Stream {
 		streamOpenAI(w, id, req.Model, created, resp, req.StreamOptions != nil && req.StreamOptions.IncludeUsage)
 		return nil
 	}
 	out := oaResponse{ID: id, Object: "chat.completion", Created: created, Model: req.Model,
-		Usage: openAIUsage(resp), SystemFingerprint: "fp_llmtest"}
+		Usage: openAIUsage(resp), SystemFingerprint: "fp_providertest"}
 	for i, c := range resp.Choices {
 		msg := oaOutMessage{Role: "assistant", ToolCalls: openAICalls(c.ToolCalls)}
 		if c.Content != "" {
@@ -609,7 +610,7 @@ func streamOpenAI(w http.ResponseWriter, id, model string, created int64, resp *
 	s := startSSE(w)
 	send := func(choices []oaChunkChoice, usage *oaUsage) {
 		s.send("", mustJSON(&oaChunk{ID: id, Object: "chat.completion.chunk", Created: created, Model: model,
-			SystemFingerprint: "fp_llmtest", Choices: choices, Usage: usage}))
+			SystemFingerprint: "fp_providertest", Choices: choices, Usage: usage}))
 	}
 	delta := func(i int, d oaDelta) { send([]oaChunkChoice{{Index: i, Delta: d, Logprobs: jsonNull}}, nil) }
 	for i, c := range resp.Choices {
