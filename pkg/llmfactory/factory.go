@@ -248,6 +248,7 @@ func (f *Factory) newModel(spec *modelSpec) (model.Model, error) {
 	}
 	return model.Model{
 		Name:        spec.name,
+		ID:          spec.model,
 		Provider:    provider,
 		StrictTools: t.StrictTools || ownAPI && facts.StrictTools,
 		LLM:         &client{llm: llm, provider: p.name, model: spec.name, scrub: tr.scrub},

@@ -11,9 +11,9 @@ import (
 	"github.com/tmc/langchaingo/llms"
 )
 
-// A resolved model carries its provider and the provider's facts.
+// A resolved model carries the provider's id of it, its provider and the provider's facts.
 // No request is sent: clients are made, not used.
-func TestResolvedModelsCarryTheirProvidersFacts(t *testing.T) {
+func TestResolvedModelsCarryTheirIDAndFacts(t *testing.T) {
 	t.Parallel()
 	doc := `
 providers:
@@ -44,7 +44,7 @@ assistants:
 		t.Fatal(err)
 	}
 	type facts struct {
-		Name, Provider       string
+		Name, ID, Provider   string
 		Shape                model.Shape
 		NoTools, StrictTools bool
 		MaxTokens            int // from the default call options; 0 when none
@@ -55,21 +55,21 @@ assistants:
 		for _, opt := range m.Options {
 			opt(&o)
 		}
-		got = append(got, facts{m.Name, m.Provider, m.Shape, m.NoTools, m.StrictTools, o.MaxTokens})
+		got = append(got, facts{m.Name, m.ID, m.Provider, m.Shape, m.NoTools, m.StrictTools, o.MaxTokens})
 	}
 	want := []facts{
 		// OpenAI itself: strict tool schemas.
-		{Name: "fast", Provider: "openai", Shape: model.ShapeOpenAI, StrictTools: true},
+		{Name: "fast", ID: "gpt-5-mini", Provider: "openai", Shape: model.ShapeOpenAI, StrictTools: true},
 		// A server that copies OpenAI's API: its shape, but not its strict schemas.
-		{Name: "served", Provider: "openai", Shape: model.ShapeOpenAI},
+		{Name: "served", ID: "qwen3-32b", Provider: "openai", Shape: model.ShapeOpenAI},
 		// anthropic: a longer default answer than its client's 2048 tokens, unless the file sets one.
-		{Name: "deep", Provider: "anthropic", Shape: model.ShapeSafe,
+		{Name: "deep", ID: "claude-sonnet-4-6", Provider: "anthropic", Shape: model.ShapeSafe,
 			MaxTokens: model.Facts("anthropic").MaxTokens},
-		{Name: "short", Provider: "anthropic", Shape: model.ShapeSafe, MaxTokens: 100},
+		{Name: "short", ID: "claude-haiku-4-5", Provider: "anthropic", Shape: model.ShapeSafe, MaxTokens: 100},
 		// ollama through the openai client: tools, and OpenAI's shape.
-		{Name: "small", Provider: "ollama", Shape: model.ShapeOpenAI},
+		{Name: "small", ID: "qwen3:8b", Provider: "ollama", Shape: model.ShapeOpenAI},
 		// A type of the program's own: what its ProviderType says.
-		{Name: "mine", Provider: "gateway", Shape: model.ShapeSafe},
+		{Name: "mine", ID: "house-model", Provider: "gateway", Shape: model.ShapeSafe},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("resolved models (-want +got):\n%s", diff)

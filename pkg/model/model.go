@@ -14,6 +14,11 @@ type Model struct {
 	// Name is the model's name in llm.yaml; "custom" for a model given to assistant.WithModel.
 	// It names the model in usage reports, events and errors.
 	Name string
+	// ID is the provider's own id of the model ("gpt-5-mini", "claude-sonnet-4-6"), as the
+	// model entry of llm.yaml gives it; "" when unknown, as for a client given to
+	// assistant.WithModel, since langchaingo's clients do not tell theirs. Telemetry reports it
+	// as the model requested.
+	ID string
 	// Provider is "openai", "anthropic", "ollama", "googleai", or "" when unknown. Facts(Provider)
 	// is what cadre knows of it.
 	Provider string
@@ -48,7 +53,8 @@ type ToolSupporter interface {
 // llms.Model gets the zero ProviderFacts: ShapeSafe, which every provider accepts, and tool
 // support as its SupportsTools method says (true without one). StrictTools is left unset,
 // since an openai client may point at a server that copies OpenAI's API without strict tools
-// (the llm.yaml factory sets it for OpenAI's own API).
+// (the llm.yaml factory sets it for OpenAI's own API), and ID is left "", since langchaingo's
+// clients do not tell their model's id: set it on the Model returned when you know it.
 func Describe(name string, llm llms.Model) Model {
 	m := Model{Name: name, Provider: clientProvider(llm), LLM: llm}
 	f := Facts(m.Provider)

@@ -79,8 +79,8 @@ func TestGoogleAIThroughTheFactory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Provider != "googleai" || m.Shape != model.ShapeSafe || len(m.Options) != 0 {
-		t.Errorf("model: provider %q, shape %v, %d default options; want googleai, ShapeSafe and none (the limit is the client's)",
-			m.Provider, m.Shape, len(m.Options))
+	if m.ID != "gemini-test" || m.Provider != "googleai" || m.Shape != model.ShapeSafe || len(m.Options) != 0 {
+		t.Errorf("model: ID %q, provider %q, shape %v, %d default options; want gemini-test, googleai, ShapeSafe and none (the limit is the client's)",
+			m.ID, m.Provider, m.Shape, len(m.Options))
 	}
 }
