@@ -240,12 +240,9 @@ func (f *Factory) newModel(spec *modelSpec) (model.Model, error) {
 	if err != nil {
 		return model.Model{}, fmt.Errorf("llmfactory: model %q of provider %q: %s", spec.name, p.name, tr.scrub(err.Error()))
 	}
-	opts := spec.callOptions()
-	if spec.maxTokens == nil {
-		// The provider's, such as anthropic's output token limit (its client's own default
-		// cuts long answers short); a max_tokens in the file replaces it.
-		opts = append(facts.CallOptions(), opts...)
-	}
+	// The provider's defaults first, such as anthropic's output token limit (its client's own
+	// cuts long answers short), so that the file's settings override them.
+	opts := append(facts.CallOptions(), spec.callOptions()...)
 	return model.Model{
 		Name:        spec.name,
 		ID:          spec.model,
