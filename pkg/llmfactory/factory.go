@@ -80,14 +80,15 @@ type ProviderType struct {
 	// The client must send its requests with p.HTTPClient, which carries cadre's retries,
 	// timeout and error reports.
 	New func(p Provider, model string) (llms.Model, error)
-	// Shape is how conversations go out to the provider (see model.Shape).
+	// Shape is how conversations go out to the provider (see model.Shape; model.Facts gives
+	// the shape of langchaingo's clients).
 	Shape model.Shape
 	// NoTools is set when the client cannot send tool definitions.
 	NoTools bool
 	// NeedsKey makes a missing api_key an error at first use.
 	NeedsKey bool
-	// Provider is the provider's name in model.Model (which decides, for instance, that
-	// googleai gets its tool parameters as a map); "" means the type's name.
+	// Provider is the provider's name in model.Model; "" means the type's name. Its
+	// model.Facts decide, for instance, that googleai gets its tool parameters as a map.
 	Provider string
 	// StrictTools: the provider accepts strict tool schemas (see model.Model.StrictTools).
 	StrictTools bool
@@ -102,12 +103,16 @@ type Provider struct {
 	HTTPClient *http.Client
 }
 
-// builtinTypes are the provider types every factory knows.
+// builtinTypes are the provider types every factory knows, each with the facts of the
+// langchaingo client it makes.
 func builtinTypes() map[string]ProviderType {
+	openai, anthropic := model.Facts("openai"), model.Facts("anthropic")
 	return map[string]ProviderType{
-		"openai":    {New: newOpenAI, Shape: model.ShapeOpenAI},
-		"anthropic": {New: newAnthropic, NeedsKey: true},
-		"ollama":    {New: newOllama, Shape: model.ShapeOpenAI},
+		"openai":    {New: newOpenAI, Shape: openai.Shape, NoTools: openai.DropsTools},
+		"anthropic": {New: newAnthropic, Shape: anthropic.Shape, NoTools: anthropic.DropsTools, NeedsKey: true},
+		// Ollama's OpenAI-compatible endpoint, through the openai client: langchaingo's own
+		// ollama client drops tools.
+		"ollama": {New: newOllama, Shape: openai.Shape, NoTools: openai.DropsTools},
 	}
 }
 
@@ -220,7 +225,13 @@ func (f *Factory) newModel(spec *modelSpec) (model.Model, error) {
 		return model.Model{}, fmt.Errorf("llmfactory: model %q (%s): %s", spec.name, spec.pos, unset(spec.missing))
 	}
 	t := f.types[p.typ]
-	if p.apiKey == "" && (t.NeedsKey || p.typ == "openai" && isOpenAI(p.baseURL)) {
+	provider := t.Provider
+	if provider == "" {
+		provider = p.typ
+	}
+	facts := model.Facts(provider)
+	ownAPI := p.typ == "openai" && isOpenAI(p.baseURL) // OpenAI itself, not a server copying its API
+	if p.apiKey == "" && (t.NeedsKey || ownAPI) {
 		return model.Model{}, fmt.Errorf("llmfactory: provider %q (%s) has no api_key: set it, e.g. api_key: ${%s}", p.name, p.pos, keyVar(p.typ))
 	}
 	tr := &transport{base: f.http.Transport, retry: f.cfg.retry, timeout: p.timeout, key: p.apiKey}
@@ -229,19 +240,14 @@ func (f *Factory) newModel(spec *modelSpec) (model.Model, error) {
 	if err != nil {
 		return model.Model{}, fmt.Errorf("llmfactory: model %q of provider %q: %s", spec.name, p.name, tr.scrub(err.Error()))
 	}
-	opts := spec.callOptions()
-	if p.typ == "anthropic" && spec.maxTokens == nil {
-		// The anthropic client's own default of 2048 cuts long answers short.
-		opts = append([]llms.CallOption{llms.WithMaxTokens(model.DefaultAnthropicMaxTokens)}, opts...)
-	}
-	provider := t.Provider
-	if provider == "" {
-		provider = p.typ
-	}
+	// The provider's defaults first, such as anthropic's output token limit (its client's own
+	// cuts long answers short), so that the file's settings override them.
+	opts := append(facts.CallOptions(), spec.callOptions()...)
 	return model.Model{
 		Name:        spec.name,
+		ID:          spec.model,
 		Provider:    provider,
-		StrictTools: t.StrictTools || p.typ == "openai" && isOpenAI(p.baseURL),
+		StrictTools: t.StrictTools || ownAPI && facts.StrictTools,
 		LLM:         &client{llm: llm, provider: p.name, model: spec.name, scrub: tr.scrub},
 		Options:     opts,
 		NoTools:     t.NoTools,
@@ -277,12 +283,12 @@ func lookedIn(path string) string {
 	return " (looked for " + abs + ")"
 }
 
+// keyVar names the environment variable that usually holds the API key of a provider of type
+// typ, for an error's example: the variable of the provider typ names (model.Facts), or one
+// made of typ, whose name says more of the endpoint than the provider it copies.
 func keyVar(typ string) string {
-	switch typ {
-	case "anthropic":
-		return "ANTHROPIC_API_KEY"
-	case "googleai":
-		return "GOOGLE_API_KEY"
+	if v := model.Facts(typ).KeyVar; v != "" {
+		return v
 	}
 	return strings.ToUpper(typ) + "_API_KEY"
 }

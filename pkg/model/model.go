@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"reflect"
-	"strings"
 
 	"github.com/tmc/langchaingo/llms"
 )
@@ -16,29 +14,30 @@ type Model struct {
 	// Name is the model's name in llm.yaml; "custom" for a model given to assistant.WithModel.
 	// It names the model in usage reports, events and errors.
 	Name string
-	// Provider is "openai", "anthropic", "ollama", "googleai", or "" when unknown.
-	Provider string
-	// ID is the provider's own id for the model ("gpt-4o-mini"), as llm.yaml's model entry
-	// names it; "" when unknown.
+	// ID is the provider's own id of the model ("gpt-5-mini", "claude-sonnet-4-6"), as the
+	// model entry of llm.yaml gives it; "" when unknown, as for a client given to
+	// assistant.WithModel, since langchaingo's clients do not tell theirs. Telemetry reports it
+	// as the model requested.
 	ID string
+	// Provider is "openai", "anthropic", "ollama", "googleai", or "" when unknown. Facts(Provider)
+	// is what cadre knows of it.
+	Provider string
 	// LLM is the client.
 	LLM llms.Model
-	// Options are default call options (from llm.yaml); options given later override them.
+	// Options are default call options: the provider's (ProviderFacts.CallOptions), then the
+	// model's settings in llm.yaml; options given later override them.
 	Options []llms.CallOption
 	// NoTools is set for a client that cannot send tool definitions (langchaingo's native
 	// ollama client drops them). An assistant then asks for its output in the prompt.
 	NoTools bool
-	// StrictTools is set for a provider that accepts strict tool schemas (the llm.yaml factory
-	// sets it for OpenAI's own API); an assistant's final_result tool is then sent in its strict
-	// form, when the output type's strict schema is one such providers accept.
+	// StrictTools is set for a provider that accepts strict tool schemas (ProviderFacts; the
+	// llm.yaml factory sets it for OpenAI's own API); an assistant's final_result tool is then
+	// sent in its strict form, when the output type's strict schema is one such providers accept.
 	StrictTools bool
-	// Shape is how conversations go out on the wire; the zero value is ShapeSafe.
+	// Shape is how conversations go out on the wire (ProviderFacts.Shape); the zero value is
+	// ShapeSafe.
 	Shape Shape
 }
-
-// DefaultAnthropicMaxTokens is the output token limit cadre gives anthropic models that set
-// none: langchaingo's client would send 2048, which cuts long answers short.
-const DefaultAnthropicMaxTokens = 8192
 
 // ToolSupporter is implemented by an llms.Model that knows whether it can take tool
 // definitions, the way llms.ReasoningModel tells whether a model reasons. llmtest's models
@@ -48,42 +47,29 @@ type ToolSupporter interface {
 }
 
 // Describe returns the Model for llm named name: it recognises langchaingo's own provider
-// clients by their package and applies their facts (provider, wire shape, tool support), without
-// linking them into programs that do not use them. Any other llms.Model gets ShapeSafe, which
-// every provider accepts, and tool support as its SupportsTools method says (true without one).
-// An anthropic model gets a default of DefaultAnthropicMaxTokens output tokens; StrictTools is
-// left unset, since an openai client may point at a server that copies OpenAI's API without
-// strict tools (the llm.yaml factory sets it for OpenAI's own API).
+// clients by their package, without linking them into programs that do not use them, and
+// applies their Facts: the provider, the wire shape, tool support and the default call options
+// (an anthropic model asks for Facts("anthropic").MaxTokens output tokens). Any other
+// llms.Model gets the zero ProviderFacts: ShapeSafe, which every provider accepts, and tool
+// support as its SupportsTools method says (true without one). StrictTools is left unset,
+// since an openai client may point at a server that copies OpenAI's API without strict tools
+// (the llm.yaml factory sets it for OpenAI's own API), and ID is left "", since langchaingo's
+// clients do not tell their model's id: set it on the Model returned when you know it.
 func Describe(name string, llm llms.Model) Model {
-	m := Model{Name: name, LLM: llm}
-	t := reflect.TypeOf(llm)
-	for t != nil && t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t != nil {
-		switch pkg := t.PkgPath(); {
-		case strings.HasSuffix(pkg, "langchaingo/llms/openai"):
-			m.Provider, m.Shape = "openai", ShapeOpenAI
-		case strings.HasSuffix(pkg, "langchaingo/llms/anthropic"):
-			// Its client's own default of 2048 output tokens cuts long answers short.
-			m.Provider, m.Options = "anthropic", []llms.CallOption{llms.WithMaxTokens(DefaultAnthropicMaxTokens)}
-		case strings.HasSuffix(pkg, "langchaingo/llms/googleai"):
-			m.Provider = "googleai"
-		case strings.HasSuffix(pkg, "langchaingo/llms/ollama"):
-			m.Provider, m.NoTools = "ollama", true
-		}
-	}
+	m := Model{Name: name, Provider: clientProvider(llm), LLM: llm}
+	f := Facts(m.Provider)
+	m.Shape, m.NoTools, m.Options = f.Shape, f.DropsTools, f.CallOptions()
 	if ts, ok := llm.(ToolSupporter); ok && !ts.SupportsTools() {
 		m.NoTools = true
 	}
 	return m
 }
 
-// ToolParameters returns a tool's argument schema in the form m's client sends correctly:
-// googleai's client needs a map[string]any, the others send the raw document as it is (which
-// keeps the order of its properties).
+// ToolParameters returns a tool's argument schema in the form m's client sends correctly: a
+// map[string]any where Facts(m.Provider) says the client needs one (googleai's), else the raw
+// document as it is (which keeps the order of its properties).
 func (m Model) ToolParameters(schema json.RawMessage) (any, error) {
-	if m.Provider != "googleai" {
+	if !Facts(m.Provider).ToolParametersAsMap {
 		return schema, nil
 	}
 	var params map[string]any

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/llms/anthropic"
+	"github.com/tmc/langchaingo/llms/googleai"
 	"github.com/tmc/langchaingo/llms/ollama"
 	"github.com/tmc/langchaingo/llms/openai"
 )
@@ -60,6 +61,11 @@ func TestDescribe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	googleLLM, err := googleai.New(context.Background(), googleai.WithAPIKey("test"), googleai.WithRest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { googleLLM.Close() })
 	tests := []struct {
 		name string
 		llm  llms.Model
@@ -71,7 +77,9 @@ func TestDescribe(t *testing.T) {
 		{"openai", openaiLLM, model.Model{Provider: "openai", Shape: model.ShapeOpenAI}},
 		// Its client's default of 2048 output tokens is raised.
 		{"anthropic", anthropicLLM, model.Model{Provider: "anthropic", Shape: model.ShapeSafe,
-			Options: []llms.CallOption{llms.WithMaxTokens(model.DefaultAnthropicMaxTokens)}}},
+			Options: []llms.CallOption{llms.WithMaxTokens(8192)}}},
+		// Its client takes a limit of its own, which a call option would override: it is kept.
+		{"googleai", googleLLM, model.Model{Provider: "googleai", Shape: model.ShapeSafe}},
 		// langchaingo's native ollama client drops tool definitions.
 		{"ollama", ollamaLLM, model.Model{Provider: "ollama", NoTools: true, Shape: model.ShapeSafe}},
 	}
@@ -177,7 +185,7 @@ func TestToolParameters(t *testing.T) {
 			t.Error("ToolParameters of an array for googleai: no error")
 		}
 	})
-	for _, provider := range []string{"openai", "anthropic", ""} {
+	for _, provider := range []string{"openai", "anthropic", "ollama", ""} {
 		t.Run(provider+" takes the document", func(t *testing.T) {
 			t.Parallel()
 			got, err := model.Model{Name: "m", Provider: provider}.ToolParameters(doc)

@@ -27,7 +27,8 @@ import (
 // HTTP client (so it gets cadre's retries, timeouts and error reports) and sends the key in
 // the x-goog-api-key header, never in a URL.
 func Type() llmfactory.ProviderType {
-	return llmfactory.ProviderType{New: newClient, Shape: model.ShapeSafe, NeedsKey: true, Provider: "googleai"}
+	f := model.Facts("googleai")
+	return llmfactory.ProviderType{New: newClient, Shape: f.Shape, NoTools: f.DropsTools, NeedsKey: true, Provider: "googleai"}
 }
 
 func newClient(p llmfactory.Provider, name string) (llms.Model, error) {
@@ -37,7 +38,7 @@ func newClient(p llmfactory.Provider, name string) (llms.Model, error) {
 	// the HTTP client; requests for answers go through hc, where keyHeader adds it.
 	opts := []googleai.Option{googleai.WithRest(), googleai.WithHTTPClient(&hc), googleai.WithAPIKey(p.APIKey.Reveal()), googleai.WithDefaultModel(name),
 		// The client's own default of 2048 output tokens, thinking included, cuts answers short.
-		googleai.WithDefaultMaxTokens(model.DefaultAnthropicMaxTokens)}
+		googleai.WithDefaultMaxTokens(model.Facts("googleai").MaxTokens)}
 	if p.BaseURL != "" {
 		opts = append(opts, func(o *googleai.Options) {
 			o.ClientOptions = append(o.ClientOptions, option.WithEndpoint(p.BaseURL))

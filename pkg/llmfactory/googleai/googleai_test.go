@@ -13,6 +13,7 @@ import (
 	"github.com/cadrehq/cadre/pkg/assistant"
 	"github.com/cadrehq/cadre/pkg/llmfactory"
 	"github.com/cadrehq/cadre/pkg/llmfactory/googleai"
+	"github.com/cadrehq/cadre/pkg/model"
 )
 
 // A minimal Gemini REST endpoint: it records what it gets and answers with text and usage.
@@ -67,5 +68,19 @@ func TestGoogleAIThroughTheFactory(t *testing.T) {
 	tools, _ := got.body["tools"].([]any)
 	if len(tools) == 0 {
 		t.Fatalf("no tools in the request: %v", got.body)
+	}
+	// The client asks for more output than its own default of 2048 tokens.
+	config, _ := got.body["generationConfig"].(map[string]any)
+	if n, _ := config["maxOutputTokens"].(float64); int(n) != model.Facts("googleai").MaxTokens {
+		t.Errorf("generationConfig %v: want maxOutputTokens %d", config, model.Facts("googleai").MaxTokens)
+	}
+
+	m, err := f.Model(context.Background(), "flash")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.ID != "gemini-test" || m.Provider != "googleai" || m.Shape != model.ShapeSafe || len(m.Options) != 0 {
+		t.Errorf("model: ID %q, provider %q, shape %v, %d default options; want gemini-test, googleai, ShapeSafe and none (the limit is the client's)",
+			m.ID, m.Provider, m.Shape, len(m.Options))
 	}
 }

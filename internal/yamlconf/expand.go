@@ -1,4 +1,4 @@
-package llmfactory
+package yamlconf
 
 import (
 	"fmt"
@@ -6,14 +6,14 @@ import (
 	"strings"
 )
 
-// expand replaces ${NAME} and ${NAME:-default} in s with values from env, and $$ with a
+// Expand replaces ${NAME} and ${NAME:-default} in s with values from env, and $$ with a
 // literal $. A $ followed by anything else is kept as written.
 //
 // ${NAME:-default} gives the default when NAME is unset or empty; the default is taken as
 // written, up to the first }. ${NAME} of an unset NAME expands to "" and NAME is returned in
 // missing (once), for the caller to report. err describes a malformed ${...}; it quotes the
 // file's text, never a variable's value.
-func expand(s string, env func(string) (string, bool)) (out string, missing []string, err error) {
+func Expand(s string, env func(string) (string, bool)) (out string, missing []string, err error) {
 	if !strings.Contains(s, "$") {
 		return s, nil, nil
 	}
@@ -33,14 +33,14 @@ func expand(s string, env func(string) (string, bool)) (out string, missing []st
 		case strings.HasPrefix(s, "${"):
 			end := strings.IndexByte(s, '}')
 			if end < 0 {
-				return "", nil, fmt.Errorf("%s has no closing }: write ${NAME} or ${NAME:-default} ($$ for a literal $)", clip(s))
+				return "", nil, fmt.Errorf("%s has no closing }: write ${NAME} or ${NAME:-default} ($$ for a literal $)", Clip(s))
 			}
 			name, def, hasDef := strings.Cut(s[2:end], ":-")
 			if err := checkVarName(s[:end+1], name); err != nil {
 				return "", nil, err
 			}
 			if hasDef && strings.Contains(def, "${") {
-				return "", nil, fmt.Errorf("%s: a default cannot hold another ${...}", clip(s[:end+1]))
+				return "", nil, fmt.Errorf("%s: a default cannot hold another ${...}", Clip(s[:end+1]))
 			}
 			v, ok := env(name)
 			switch {
@@ -74,13 +74,13 @@ func checkVarName(ref, name string) error {
 		return nil
 	}
 	if name == "" {
-		return fmt.Errorf("%s names no variable: write ${NAME} or ${NAME:-default}", clip(ref))
+		return fmt.Errorf("%s names no variable: write ${NAME} or ${NAME:-default}", Clip(ref))
 	}
-	return fmt.Errorf("%s: %s is not a variable name (letters, digits and _, not starting with a digit); write ${NAME} or ${NAME:-default}", clip(ref), clip(name))
+	return fmt.Errorf("%s: %s is not a variable name (letters, digits and _, not starting with a digit); write ${NAME} or ${NAME:-default}", Clip(ref), Clip(name))
 }
 
 // clip shortens the file's text quoted in an error.
-func clip(s string) string {
+func Clip(s string) string {
 	const max = 60
 	if len(s) <= max {
 		return s

@@ -1,9 +1,10 @@
-package llmfactory
+package yamlconf_test
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/cadrehq/cadre/internal/yamlconf"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -39,13 +40,13 @@ func TestExpand(t *testing.T) {
 		{in: "${UNSET:-$$}", want: "$$"}, // a default is taken as written
 	}
 	for _, tc := range tests {
-		got, missing, err := expand(tc.in, env)
+		got, missing, err := yamlconf.Expand(tc.in, env)
 		if err != nil {
-			t.Errorf("expand(%q): %v", tc.in, err)
+			t.Errorf("Expand(%q): %v", tc.in, err)
 			continue
 		}
 		if got != tc.want || !cmp.Equal(missing, tc.missing) {
-			t.Errorf("expand(%q) = %q, missing %v; want %q, missing %v", tc.in, got, missing, tc.want, tc.missing)
+			t.Errorf("Expand(%q) = %q, missing %v; want %q, missing %v", tc.in, got, missing, tc.want, tc.missing)
 		}
 	}
 }
@@ -66,16 +67,16 @@ func TestExpandMalformed(t *testing.T) {
 		{"ok ${KEY} then ${BAD NAME}", "BAD NAME is not a variable name"},
 	}
 	for _, tc := range tests {
-		_, _, err := expand(tc.in, env)
+		_, _, err := yamlconf.Expand(tc.in, env)
 		if err == nil {
-			t.Errorf("expand(%q): no error", tc.in)
+			t.Errorf("Expand(%q): no error", tc.in)
 			continue
 		}
 		if !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("expand(%q) error %q; want it to contain %q", tc.in, err, tc.want)
+			t.Errorf("Expand(%q) error %q; want it to contain %q", tc.in, err, tc.want)
 		}
 		if strings.Contains(err.Error(), "sk-secret") {
-			t.Errorf("expand(%q) error %q shows a variable's value", tc.in, err)
+			t.Errorf("Expand(%q) error %q shows a variable's value", tc.in, err)
 		}
 	}
 }
@@ -83,11 +84,11 @@ func TestExpandMalformed(t *testing.T) {
 func TestClip(t *testing.T) {
 	t.Parallel()
 	long := strings.Repeat("é", 40) // 80 bytes
-	got := clip(long)
+	got := yamlconf.Clip(long)
 	if !strings.HasSuffix(got, "...") || len(got) > 63 || !strings.HasPrefix(long, strings.TrimSuffix(got, "...")) {
-		t.Errorf("clip(80 bytes) = %q", got)
+		t.Errorf("Clip(80 bytes) = %q", got)
 	}
-	if got := clip("short"); got != "short" {
-		t.Errorf("clip(short) = %q", got)
+	if got := yamlconf.Clip("short"); got != "short" {
+		t.Errorf("Clip(short) = %q", got)
 	}
 }
