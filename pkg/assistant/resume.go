@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/cadrehq/cadre/pkg/chat"
 )
@@ -185,7 +184,7 @@ func (p *plan[O]) resume(ctx context.Context, paused *Paused, decisions map[stri
 	// this run's included, so that it is kept whether or not this run resumes.
 	info := resumeFrom(ctx)
 	adopted := info != nil && info.paused == paused
-	r := &run[O]{p: p, chain: chain, mode: mode, start: time.Now(), msgs: msgs, first: paused.First, requested: true}
+	r := &run[O]{p: p, chain: chain, mode: mode, msgs: msgs, first: paused.First, requested: true}
 	if ctx, err = r.open(ctx); err != nil {
 		return nil, err
 	}

@@ -23,7 +23,7 @@ type run[O any] struct {
 	p        *plan[O]
 	state    runState // passed down to delegated runs through the context
 	parentID string
-	start    time.Time
+	start    time.Time // when the run started, for its handlers' events
 	res      Result[O]
 	ownTree  tree // the tree of a top run
 
@@ -82,7 +82,7 @@ func (p *plan[O]) run(ctx context.Context, in Input) (*Result[O], error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &run[O]{p: p, chain: chain, mode: mode, start: time.Now()}
+	r := &run[O]{p: p, chain: chain, mode: mode}
 	stored, err := r.loadChat(ctx)
 	if err != nil {
 		return nil, err
@@ -112,9 +112,10 @@ func (p *plan[O]) run(ctx context.Context, in Input) (*Result[O], error) {
 	return r.around(ctx, RunInfo{Prompt: in.Prompt}, r.loop)
 }
 
-// started emits the run's RunStart event.
+// started emits the run's RunStart event. The time is read for handlers only.
 func (r *run[O]) started(ctx context.Context) {
 	if r.state.handler != nil {
+		r.start = time.Now()
 		r.emit(ctx, callback.Event{Kind: callback.RunStart})
 	}
 }
@@ -283,7 +284,10 @@ func (r *run[O]) generate(ctx context.Context) (model.Reply, *model.Model, error
 			r.emit(ctx, callback.Event{Kind: callback.ModelRequest, Model: m.Name, Attempt: r.attempt()})
 		}
 		r.requested = true
-		start := time.Now()
+		var start time.Time
+		if r.state.handler != nil {
+			start = time.Now()
+		}
 		var reply model.Reply
 		var s *streamer
 		if r.state.stream != nil {

@@ -88,10 +88,11 @@ func (r *run[O]) call(ctx context.Context, t *turn, i int) string {
 	c := &t.calls[i]
 	name, args := c.Tool, c.Arguments
 	h := r.state.handler
+	var start time.Time
 	if h != nil {
 		r.emit(ctx, callback.Event{Kind: callback.ToolStart, Tool: name, CallID: c.ID, Args: args})
+		start = time.Now()
 	}
-	start := time.Now()
 	if t.resume != nil && t.resume[i] != nil {
 		ctx = withResume(ctx, &resumeInfo{by: &r.state, paused: t.resume[i], decisions: r.decisions})
 	}
@@ -101,17 +102,18 @@ func (r *run[O]) call(ctx context.Context, t *turn, i int) string {
 	if len(r.state.mw) == 0 {
 		out, err, panicked = r.callTool(ctx, name, args)
 	} else {
-		out, err = r.state.mw.toolCall(ctx, 0, t.toolCall(i, r.state.id, r.p.name), func(ctx context.Context, call ToolCall) (string, error) {
-			var out string
-			var err error
-			out, err, panicked = r.callTool(ctx, call.Tool, call.Arguments)
-			return out, err
-		})
+		out, err, panicked = r.callThrough(ctx, t.toolCall(i, r.state.id, r.p.name))
 	}
-	var pending *pendingError
-	if errors.As(err, &pending) {
+	if err == nil {
+		out = r.capResult(out)
+		if h != nil {
+			r.emit(ctx, callback.Event{Kind: callback.ToolEnd, Tool: name, CallID: c.ID, Result: out, Duration: time.Since(start)})
+		}
+		return out
+	}
+	if pending := (*pendingError)(nil); errors.As(err, &pending) {
 		c.Nested = pending.paused
-	} else if err != nil && endsTree(ctx, err) {
+	} else if endsTree(ctx, err) {
 		fatal := err
 		if !endsTreeCause(err) {
 			// The run was cancelled: say so, whatever the tool made of it.
@@ -119,18 +121,22 @@ func (r *run[O]) call(ctx context.Context, t *turn, i int) string {
 		}
 		r.tools.setFatal(fatal)
 	}
-	if err != nil {
-		out = r.capResult("error: " + err.Error())
-		if h != nil {
-			r.emit(ctx, callback.Event{Kind: callback.ToolError, Tool: name, CallID: c.ID, Result: out, Err: err, Panic: panicked, Duration: time.Since(start)})
-		}
-		return out
-	}
-	out = r.capResult(out)
+	out = r.capResult("error: " + err.Error())
 	if h != nil {
-		r.emit(ctx, callback.Event{Kind: callback.ToolEnd, Tool: name, CallID: c.ID, Result: out, Duration: time.Since(start)})
+		r.emit(ctx, callback.Event{Kind: callback.ToolError, Tool: name, CallID: c.ID, Result: out, Err: err, Panic: panicked, Duration: time.Since(start)})
 	}
 	return out
+}
+
+// callThrough calls the tool through the tool-call middleware.
+func (r *run[O]) callThrough(ctx context.Context, call ToolCall) (out string, err error, panicked bool) {
+	out, err = r.state.mw.toolCall(ctx, 0, call, func(ctx context.Context, call ToolCall) (string, error) {
+		var out string
+		var err error
+		out, err, panicked = r.callTool(ctx, call.Tool, call.Arguments)
+		return out, err
+	})
+	return out, err, panicked
 }
 
 // callTool finds, checks and calls the tool.
@@ -148,7 +154,8 @@ func (r *run[O]) callTool(ctx context.Context, name, args string) (out string, e
 	if strings.TrimSpace(args) == "" {
 		args = "{}"
 	}
-	if err := e.schema.Validate([]byte(args)); err != nil {
+	data := []byte(args)
+	if err := e.schema.Validate(data); err != nil {
 		return "", fmt.Errorf("invalid arguments for %q: %v\nCall %s again with arguments that match its JSON Schema: %s", name, err, name, e.hint), false
 	}
 	defer func() {
@@ -157,7 +164,7 @@ func (r *run[O]) callTool(ctx context.Context, name, args string) (out string, e
 			err = &panicError{tool: name, value: v, stack: debug.Stack()}
 		}
 	}()
-	out, err = e.tool.Call(ctx, []byte(args))
+	out, err = e.tool.Call(ctx, data)
 	if err != nil && errors.Is(err, tool.ErrInvalidArgs) {
 		err = fmt.Errorf("%w\nCall %s again with arguments that match its JSON Schema: %s", err, name, e.hint)
 	}

@@ -93,6 +93,7 @@ func (t *turn) answerDenied() int {
 // toRun returns the calls that run now, and how many of them are new: a delegated run that
 // paused was reserved when it first ran. The paused delegated runs are moved to resume.
 func (t *turn) toRun() (todo []int, fresh int) {
+	todo = make([]int, 0, len(t.calls))
 	for i := range t.calls {
 		switch c := &t.calls[i]; c.State {
 		case callQueued, callApproved:

@@ -93,17 +93,11 @@ func appendResults(out []llms.MessageContent, parts []llms.ContentPart) []llms.M
 
 // appendTurnSafe appends an assistant turn one part per message, each call followed by its
 // result from results (the tool messages after the turn). Results that answer no call of
-// the turn follow at the end, as they were.
+// the turn follow at the end, as they were. The new assistant messages share one array of
+// parts, and the results keep their own: a turn costs one allocation, not one per part.
 func appendTurnSafe(out []llms.MessageContent, turn llms.MessageContent, results []llms.MessageContent) []llms.MessageContent {
-	byID := make(map[string]llms.ContentPart, len(turn.Parts))
-	for _, m := range results {
-		for _, p := range m.Parts {
-			if r, ok := p.(llms.ToolCallResponse); ok {
-				byID[r.ToolCallID] = p
-			}
-		}
-	}
-	used := make(map[string]bool, len(byID))
+	parts := make([]llms.ContentPart, 0, len(turn.Parts))
+	var used []bool // by result part, across results: each answers one call
 	for _, p := range turn.Parts {
 		switch q := p.(type) {
 		case llms.TextContent:
@@ -111,24 +105,54 @@ func appendTurnSafe(out []llms.MessageContent, turn llms.MessageContent, results
 				continue
 			}
 		case llms.ToolCall:
-			p = safeCall(q)
-		}
-		out = append(out, llms.MessageContent{Role: llms.ChatMessageTypeAI, Parts: []llms.ContentPart{p}})
-		if c, ok := p.(llms.ToolCall); ok {
-			if r, ok := byID[c.ID]; ok && !used[c.ID] {
-				used[c.ID] = true
-				out = append(out, llms.MessageContent{Role: llms.ChatMessageTypeTool, Parts: []llms.ContentPart{r}})
+			if !isSafeCall(q) {
+				p = safeCall(q)
 			}
+		}
+		parts = append(parts, p)
+		out = append(out, llms.MessageContent{Role: llms.ChatMessageTypeAI, Parts: parts[len(parts)-1 : len(parts) : len(parts)]})
+		if c, ok := p.(llms.ToolCall); ok {
+			out, used = appendResultOf(out, c.ID, results, used)
 		}
 	}
+	n := 0
 	for _, m := range results {
-		for i, p := range m.Parts {
-			if r, ok := p.(llms.ToolCallResponse); !ok || !used[r.ToolCallID] {
+		for i := range m.Parts {
+			if used == nil || !used[n] {
 				out = appendResults(out, m.Parts[i:i+1])
 			}
+			n++
 		}
 	}
 	return out
+}
+
+// appendResultOf appends the first result of results that answers call id and is not used yet,
+// and marks it used.
+func appendResultOf(out []llms.MessageContent, id string, results []llms.MessageContent, used []bool) ([]llms.MessageContent, []bool) {
+	n := 0
+	for _, m := range results {
+		for i, p := range m.Parts {
+			if r, ok := p.(llms.ToolCallResponse); ok && r.ToolCallID == id && (used == nil || !used[n]) {
+				if used == nil {
+					total := 0
+					for _, m := range results {
+						total += len(m.Parts)
+					}
+					used = make([]bool, total)
+				}
+				used[n] = true
+				return append(out, llms.MessageContent{Role: llms.ChatMessageTypeTool, Parts: m.Parts[i : i+1 : i+1]}), used
+			}
+			n++
+		}
+	}
+	return out, used
+}
+
+// isSafeCall reports whether c goes out in the safe shape as it is.
+func isSafeCall(c llms.ToolCall) bool {
+	return c.Type == "function" && c.FunctionCall != nil && isJSONObject(c.FunctionCall.Arguments)
 }
 
 func safeCall(c llms.ToolCall) llms.ToolCall {

@@ -3,6 +3,7 @@ package usage
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 )
 
 // A Ledger records the usage of a tree of runs and enforces its limits; safe for concurrent use.
@@ -14,13 +15,24 @@ type Ledger struct {
 	mu     sync.Mutex // guards root and every node of every Account of this ledger
 	limits Limits     // resolved
 	root   node
+	// first is room for the ledger's first top account, made with the ledger: a run that
+	// makes its own ledger opens one account in it, and both cost one allocation.
+	first atomic.Pointer[Account]
+}
+
+// ledgerRoom is a ledger and its first top account, allocated together.
+type ledgerRoom struct {
+	ledger Ledger
+	first  Account
 }
 
 // NewLedger returns an empty ledger whose limits are l resolved with the defaults
 // (see Limits.Resolved).
 func NewLedger(l Limits) *Ledger {
 	r := l.Resolved()
-	return &Ledger{limits: r, root: node{max: r}}
+	room := &ledgerRoom{ledger: Ledger{limits: r, root: node{max: r}}}
+	room.ledger.first.Store(&room.first)
+	return &room.ledger
 }
 
 // Limits returns the ledger's limits, resolved: no field is zero, and a negative field means
@@ -45,7 +57,14 @@ func (l *Ledger) Report() Report {
 //
 // Open is safe for concurrent use.
 func (l *Ledger) Open(parent *Account, agent string, own *Limits) *Account {
-	a := &Account{ledger: l, agent: agent}
+	var a *Account
+	if parent == nil {
+		a = l.first.Swap(nil)
+	}
+	if a == nil {
+		a = &Account{}
+	}
+	a.ledger, a.agent = l, agent
 	a.node.parent = &l.root
 	if parent != nil {
 		if parent.ledger != l {
