@@ -30,7 +30,7 @@ func (f ApproverFunc) Approve(ctx context.Context, call ToolCall) (Decision, err
 
 // ToolCall is a model's call of a tool, as an Approver and a tool-call Middleware see it.
 type ToolCall struct {
-	RunID     string // the run that made it ("" when the run has no event handler or stream, and in Paused.Waiting)
+	RunID     string // the run that made it ("" when the run has no event handler, stream or middleware, and in Paused.Waiting)
 	Assistant string
 	ID        string // the model's id for the call: decisions are given by it
 	Tool      string

@@ -61,7 +61,7 @@ type ToolCallNext func(ctx context.Context, call ToolCall) (string, error)
 // RunInfo is what a run middleware knows of the run it wraps.
 type RunInfo struct {
 	Assistant   string
-	RunID       string // "" when the run has no event handler or stream, as in events
+	RunID       string // the run's id, as its events and stream chunks carry it
 	ParentRunID string // the run that delegated to it; "" for a top run
 	Depth       int    // 0 for a top run, 1 for a run it delegates to, ...
 	Prompt      string // the user's turn; "" when the run resumes (Resumed)

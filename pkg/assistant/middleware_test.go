@@ -284,3 +284,41 @@ func TestMiddlewareOrderAcrossDelegation(t *testing.T) {
 		t.Errorf("middleware called in order %q, want %q: the caller's first, the assistant's before the run's", order, want)
 	}
 }
+
+func TestMiddlewareWrapsAResume(t *testing.T) {
+	t.Parallel()
+	var sent atomic.Int64
+	var mu sync.Mutex
+	var runs []assistant.RunInfo
+	var calls []string
+	mw := assistant.Middleware{
+		Run: func(ctx context.Context, run assistant.RunInfo, next assistant.RunNext) (*assistant.Response, error) {
+			mu.Lock()
+			runs = append(runs, run)
+			mu.Unlock()
+			return next(ctx)
+		},
+		ToolCall: func(ctx context.Context, call assistant.ToolCall, next assistant.ToolCallNext) (string, error) {
+			mu.Lock()
+			calls = append(calls, call.Tool)
+			mu.Unlock()
+			return next(ctx, call)
+		},
+	}
+	opts := []assistant.Option{assistant.WithApproval(fixed(assistant.Pending()), "send_mail"), assistant.WithMiddleware(mw)}
+	res, err := mailer(&sent, opts...).Run(testContext(t), assistant.Input{Prompt: "mail ana"})
+	if err != nil || res.Stop != assistant.StopPending {
+		t.Fatalf("err %v, Stop %q; want a pause", err, res.Stop)
+	}
+	if len(calls) != 0 {
+		t.Fatalf("calls ran through the middleware before the decision: %q", calls)
+	}
+	res, err = mailer(&sent, opts...).Resume(testContext(t), res.Paused, map[string]assistant.Decision{"call_mail": assistant.Approved()})
+	if err != nil || sent.Load() != 1 {
+		t.Fatalf("resume: err %v, %d sent", err, sent.Load())
+	}
+	slices.Sort(calls)
+	if len(runs) != 2 || runs[0].Resumed || !runs[1].Resumed || runs[1].Prompt != "" || !slices.Equal(calls, []string{"lookup", "send_mail"}) {
+		t.Errorf("runs %+v, calls %q; want the run, then its resume, and each call through the middleware once", runs, calls)
+	}
+}
