@@ -56,14 +56,7 @@ func benchToolRound() []llms.ToolCall {
 func BenchmarkRunOneTurn(b *testing.B) {
 	m := llmtest.NewScripted(llmtest.Text(benchAnswerJSON)).Cycle().NoRecord()
 	a := assistant.New[benchAnswer]("weather", assistant.WithModel(m), assistant.WithInstructions(benchInstructions), assistant.WithTools(benchTool()))
-	ctx := context.Background()
-	b.ReportAllocs()
-	for b.Loop() {
-		res, err := a.Run(ctx, assistant.Input{Prompt: benchPrompt})
-		if err != nil || res.Output.City != "Paris" {
-			b.Fatal(err)
-		}
-	}
+	benchRuns(b, a)
 }
 
 func BenchmarkRunOneTurnByHand(b *testing.B) {
@@ -91,14 +84,7 @@ func BenchmarkRunOneTurnByHand(b *testing.B) {
 func BenchmarkRunToolRound(b *testing.B) {
 	m := llmtest.NewScripted(llmtest.Calls(benchToolRound()...), llmtest.Text(benchAnswerJSON)).Cycle().NoRecord()
 	a := assistant.New[benchAnswer]("weather", assistant.WithModel(m), assistant.WithInstructions(benchInstructions), assistant.WithTools(benchTool()))
-	ctx := context.Background()
-	b.ReportAllocs()
-	for b.Loop() {
-		res, err := a.Run(ctx, assistant.Input{Prompt: benchPrompt})
-		if err != nil || res.Output.City != "Paris" {
-			b.Fatal(err)
-		}
-	}
+	benchRuns(b, a)
 }
 
 func BenchmarkRunToolRoundByHand(b *testing.B) {
@@ -169,6 +155,11 @@ func BenchmarkRunToolRoundPassThroughMiddleware(b *testing.B) {
 	m := llmtest.NewScripted(llmtest.Calls(benchToolRound()...), llmtest.Text(benchAnswerJSON)).Cycle().NoRecord()
 	a := assistant.New[benchAnswer]("weather", assistant.WithModel(m), assistant.WithInstructions(benchInstructions),
 		assistant.WithTools(benchTool()), assistant.WithMiddleware(passThrough))
+	benchRuns(b, a)
+}
+
+// benchRuns runs a on the benchmark's prompt b.N times, checking each answer.
+func benchRuns(b *testing.B, a *assistant.Assistant[benchAnswer]) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
