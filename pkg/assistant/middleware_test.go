@@ -313,7 +313,7 @@ func TestMiddlewareWrapsAResume(t *testing.T) {
 	if len(calls) != 0 {
 		t.Fatalf("calls ran through the middleware before the decision: %q", calls)
 	}
-	res, err = mailer(&sent, opts...).Resume(testContext(t), res.Paused, map[string]assistant.Decision{"call_mail": assistant.Approved()})
+	_, err = mailer(&sent, opts...).Resume(testContext(t), res.Paused, map[string]assistant.Decision{"call_mail": assistant.Approved()})
 	if err != nil || sent.Load() != 1 {
 		t.Fatalf("resume: err %v, %d sent", err, sent.Load())
 	}
