@@ -198,15 +198,16 @@ func (r *run[O]) open(ctx context.Context) (context.Context, error) {
 		mw = joinChains(up.mw, mw)
 	}
 	stream := joinStreams(up, p.cfg.stream)
-	own := p.cfg.limits
-	if ledger == nil {
-		var l usage.Limits
-		if own != nil {
-			l, own = *own, nil
-		}
-		ledger = usage.NewLedger(l)
+	var account *usage.Account
+	switch own := p.cfg.limits; {
+	case ledger != nil:
+		account = ledger.Open(parent, p.name, own)
+	case own != nil:
+		account = usage.NewAccount(p.name, *own)
+	default:
+		account = usage.NewAccount(p.name, usage.Limits{})
 	}
-	r.state = runState{account: ledger.Open(parent, p.name, own), handler: handler, stream: stream, mw: mw}
+	r.state = runState{account: account, handler: handler, stream: stream, mw: mw}
 	if up != nil {
 		r.state.depth, r.state.tree = up.depth+1, up.tree
 	} else {

@@ -6,7 +6,7 @@ package usage
 type Account struct {
 	ledger *Ledger
 	agent  string
-	node   node
+	node   *node // its own, allocated with it; the ledger's root for NewAccount's
 }
 
 // node is what one level of the tree counts: the ledger's root, or one account.
@@ -37,13 +37,13 @@ func (a *Account) Ledger() *Ledger { return a.ledger }
 func (a *Account) ReserveRequest() error {
 	a.ledger.mu.Lock()
 	defer a.ledger.mu.Unlock()
-	for n := &a.node; n != nil; n = n.parent {
+	for n := a.node; n != nil; n = n.parent {
 		if e := n.requestLimit(); e != nil {
 			e.Agent = a.agent
 			return e
 		}
 	}
-	for n := &a.node; n != nil; n = n.parent {
+	for n := a.node; n != nil; n = n.parent {
 		n.requests++
 	}
 	return nil
@@ -56,7 +56,7 @@ func (a *Account) RequestsLeft() int {
 	a.ledger.mu.Lock()
 	defer a.ledger.mu.Unlock()
 	left := -1
-	for n := &a.node; n != nil; n = n.parent {
+	for n := a.node; n != nil; n = n.parent {
 		if limit := n.max.MaxRequests; limit > 0 && (left < 0 || limit-n.requests < left) {
 			left = max(limit-n.requests, 0)
 		}
@@ -79,13 +79,13 @@ func (a *Account) ReserveToolCalls(model string, n int) error {
 	}
 	a.ledger.mu.Lock()
 	defer a.ledger.mu.Unlock()
-	for x := &a.node; x != nil; x = x.parent {
+	for x := a.node; x != nil; x = x.parent {
 		if limit := x.max.MaxToolCalls; limit > 0 && x.toolCalls+n > limit {
 			return &LimitError{Limit: LimitToolCalls, Max: limit, Used: x.toolCalls, Agent: a.agent}
 		}
 	}
 	u := Usage{ToolCalls: n}
-	for x := &a.node; x != nil; x = x.parent {
+	for x := a.node; x != nil; x = x.parent {
 		x.toolCalls += n
 		x.record(a.agent, model, u)
 	}
@@ -99,7 +99,7 @@ func (a *Account) ReserveToolCalls(model string, n int) error {
 func (a *Account) Record(model string, u Usage) {
 	a.ledger.mu.Lock()
 	defer a.ledger.mu.Unlock()
-	for n := &a.node; n != nil; n = n.parent {
+	for n := a.node; n != nil; n = n.parent {
 		n.record(a.agent, model, u)
 	}
 }
@@ -148,7 +148,7 @@ func (n *node) report() Report {
 func (a *Account) Carry(r Report) {
 	a.ledger.mu.Lock()
 	defer a.ledger.mu.Unlock()
-	for n := &a.node; n != nil; n = n.parent {
+	for n := a.node; n != nil; n = n.parent {
 		n.carry(r)
 	}
 }

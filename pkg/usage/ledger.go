@@ -3,7 +3,6 @@ package usage
 import (
 	"context"
 	"sync"
-	"sync/atomic"
 )
 
 // A Ledger records the usage of a tree of runs and enforces its limits; safe for concurrent use.
@@ -15,24 +14,29 @@ type Ledger struct {
 	mu     sync.Mutex // guards root and every node of every Account of this ledger
 	limits Limits     // resolved
 	root   node
-	// first is room for the ledger's first top account, made with the ledger: a run that
-	// makes its own ledger opens one account in it, and both cost one allocation.
-	first atomic.Pointer[Account]
-}
-
-// ledgerRoom is a ledger and its first top account, allocated together.
-type ledgerRoom struct {
-	ledger Ledger
-	first  Account
+	solo   bool // made by NewAccount: its one top account is its root
 }
 
 // NewLedger returns an empty ledger whose limits are l resolved with the defaults
 // (see Limits.Resolved).
 func NewLedger(l Limits) *Ledger {
 	r := l.Resolved()
-	room := &ledgerRoom{ledger: Ledger{limits: r, root: node{max: r}}}
-	room.ledger.first.Store(&room.first)
-	return &room.ledger
+	return &Ledger{limits: r, root: node{max: r}}
+}
+
+// NewAccount returns the account of a run that has a ledger of its own: the one top account
+// of a new ledger whose limits are l resolved with the defaults. The account's report is the
+// ledger's, and the runs it delegates to open their accounts under it in its Ledger. It is
+// NewLedger(l).Open(nil, agent, nil) in one allocation, without a root apart from the
+// account: no other top account can be opened in that ledger (Open panics).
+func NewAccount(agent string, l Limits) *Account {
+	r := l.Resolved()
+	room := &struct {
+		ledger  Ledger
+		account Account
+	}{ledger: Ledger{limits: r, root: node{max: r}, solo: true}}
+	room.account = Account{ledger: &room.ledger, agent: agent, node: &room.ledger.root}
+	return &room.account
 }
 
 // Limits returns the ledger's limits, resolved: no field is zero, and a negative field means
@@ -57,21 +61,22 @@ func (l *Ledger) Report() Report {
 //
 // Open is safe for concurrent use.
 func (l *Ledger) Open(parent *Account, agent string, own *Limits) *Account {
-	var a *Account
-	if parent == nil {
-		a = l.first.Swap(nil)
-	}
-	if a == nil {
-		a = &Account{}
-	}
-	a.ledger, a.agent = l, agent
+	room := &struct {
+		account Account
+		node    node
+	}{}
+	a := &room.account
+	a.ledger, a.agent, a.node = l, agent, &room.node
 	a.node.parent = &l.root
 	if parent != nil {
 		if parent.ledger != l {
 			panic("usage: Ledger.Open: the parent account of " + agent +
 				" belongs to another ledger; open it in the parent's ledger (parent.Ledger())")
 		}
-		a.node.parent = &parent.node
+		a.node.parent = parent.node
+	} else if l.solo {
+		panic("usage: Ledger.Open: the ledger of an account made by NewAccount has one top account; open " +
+			agent + " under it (pass it as the parent), or use a ledger of NewLedger")
 	}
 	if own != nil {
 		a.node.max = *own

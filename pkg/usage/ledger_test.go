@@ -540,3 +540,36 @@ func TestReportAddsUpChecksBreakdowns(t *testing.T) {
 		}
 	}
 }
+
+func TestNewAccountIsTheOneTopAccountOfItsLedger(t *testing.T) {
+	top := usage.NewAccount("supervisor", usage.Limits{MaxRequests: 3, MaxToolCalls: -1})
+	l := top.Ledger()
+	if got := l.Limits(); got.MaxRequests != 3 || got.MaxToolCalls != -1 {
+		t.Errorf("Limits = %+v; want the given ones, resolved", got)
+	}
+	child := l.Open(top, "researcher", nil)
+	reserveRequests(t, top, 1)
+	top.Record("fast", usage.Usage{Requests: 1, InputTokens: 10})
+	reserveRequests(t, child, 2)
+	child.Record("deep", usage.Usage{Requests: 2, InputTokens: 30})
+	if err := child.ReserveRequest(); err == nil {
+		t.Error("a fourth request in the tree was allowed; want MaxRequests 3 to hold across the tree")
+	}
+	want := usage.Report{
+		Total:   usage.Usage{Requests: 3, InputTokens: 40},
+		ByAgent: map[string]usage.Usage{"supervisor": {Requests: 1, InputTokens: 10}, "researcher": {Requests: 2, InputTokens: 30}},
+		ByModel: map[string]usage.Usage{"fast": {Requests: 1, InputTokens: 10}, "deep": {Requests: 2, InputTokens: 30}},
+	}
+	if diff := cmp.Diff(want, top.Report()); diff != "" {
+		t.Errorf("the top account's report (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want, l.Report()); diff != "" {
+		t.Errorf("the ledger's report (-want +got):\n%s", diff)
+	}
+	defer func() {
+		if v := recover(); v == nil {
+			t.Error("a second top account opened in the ledger of NewAccount; want a panic that says to open it under the first")
+		}
+	}()
+	l.Open(nil, "other", nil)
+}
