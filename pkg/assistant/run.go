@@ -52,8 +52,9 @@ type run[O any] struct {
 
 	tools toolShare // what the goroutines of a turn's calls share
 
-	// Room for a short run's messages, allocated with the run.
-	msgBuf   [8]llms.MessageContent
+	// Room for a one-turn run's messages (system prompt, user's turn, answer), allocated with
+	// the run: the run fits in 768 bytes.
+	msgBuf   [4]llms.MessageContent
 	userPart [1]llms.ContentPart
 }
 
@@ -92,10 +93,10 @@ func (p *plan[O]) run(ctx context.Context, in Input) (*Result[O], error) {
 		return nil, err
 	}
 	defer r.closeTree()
-	if n := len(stored) + len(in.History) + 6; n <= len(r.msgBuf) {
-		r.msgs = r.msgBuf[:0]
+	if n := len(stored) + len(in.History) + 2; n <= len(r.msgBuf)-1 {
+		r.msgs = r.msgBuf[:0] // room for the answer too; a longer run moves to a slice of 8
 	} else {
-		r.msgs = make([]llms.MessageContent, 0, n)
+		r.msgs = make([]llms.MessageContent, 0, n+6)
 	}
 	if system.Parts != nil {
 		r.msgs = append(r.msgs, system)
