@@ -14,6 +14,7 @@ require (
 	google.golang.org/api v0.218.0
 	gopkg.in/yaml.v3 v3.0.1
 	modernc.org/sqlite v1.62.0
+	pgregory.net/rapid v1.3.0
 )
 
 require (
