@@ -234,6 +234,58 @@ func TestRecursionStopsAtTheDepthLimit(t *testing.T) {
 	}
 }
 
+// TestMaxDepthCountsLevelsBelowTheTopRun checks what WithMaxDepth(n) promises: delegation may go
+// n levels below the top run, and no further. A chain n levels deep answers; one level deeper,
+// the deepest run fails before its first request and the top run returns ErrDepthLimit.
+func TestMaxDepthCountsLevelsBelowTheTopRun(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{1, 2, 3} {
+		for _, levels := range []int{n, n + 1} {
+			t.Run(fmt.Sprintf("WithMaxDepth(%d)/%d deep", n, levels), func(t *testing.T) {
+				t.Parallel()
+				top, leaf := delegationChain(levels, assistant.WithMaxDepth(n))
+				res, err := top.Run(testContext(t), assistant.Input{Prompt: "go"})
+				if levels <= n {
+					if err != nil {
+						t.Fatalf("a chain %d deep below the top run failed under WithMaxDepth(%d): %v", levels, n, err)
+					}
+					if res.Output != "level 0 done" || len(leaf.Requests()) != 1 {
+						t.Errorf("Output = %q, the deepest run got %d requests; want the top's answer after the deepest run answered once",
+							res.Output, len(leaf.Requests()))
+					}
+					return
+				}
+				if !errors.Is(err, assistant.ErrDepthLimit) {
+					t.Fatalf("a chain %d deep below the top run under WithMaxDepth(%d): err = %v, want ErrDepthLimit", levels, n, err)
+				}
+				if got := len(leaf.Requests()); got != 0 {
+					t.Errorf("the run too deep sent %d requests, want none", got)
+				}
+			})
+		}
+	}
+}
+
+// delegationChain returns the top of a chain of assistants, each delegating once to the next,
+// levels runs deep below the top, and the model of the deepest. opts are the top's options.
+func delegationChain(levels int, opts ...assistant.Option) (*assistant.Assistant[string], *llmtest.Scripted) {
+	leaf := llmtest.NewScripted(llmtest.Text("leaf"))
+	next := assistant.New[string](fmt.Sprintf("level%d", levels), assistant.WithDescription("The deepest."), assistant.WithModel(leaf))
+	for i := levels - 1; i >= 0; i-- {
+		m := llmtest.NewScripted(
+			llmtest.Calls(llmtest.Call(next.Name(), `{"input":"deeper"}`)),
+			llmtest.Text(fmt.Sprintf("level %d done", i)),
+		)
+		levelOpts := []assistant.Option{assistant.WithDescription("Delegates deeper."), assistant.WithModel(m),
+			assistant.WithTools(assistant.AsTool[string](next))}
+		if i == 0 {
+			levelOpts = append(levelOpts, opts...)
+		}
+		next = assistant.New[string](fmt.Sprintf("level%d", i), levelOpts...)
+	}
+	return next, leaf
+}
+
 // lateRunner lets an assistant delegate to itself: it is made before the assistant is.
 type lateRunner struct {
 	get func() assistant.Runner[string]

@@ -29,8 +29,7 @@ func NewMemory() *Memory {
 	return &Memory{chats: map[ID]*memoryChat{}, now: time.Now}
 }
 
-// Load implements Store. The messages returned are the caller's to keep; their parts are
-// shared, and nothing modifies them.
+// Load implements Store. The messages returned are copies, down to their parts.
 func (m *Memory) Load(ctx context.Context, id ID) ([]llms.MessageContent, error) {
 	if err := check(ctx, id); err != nil {
 		return nil, err
@@ -41,10 +40,10 @@ func (m *Memory) Load(ctx context.Context, id ID) ([]llms.MessageContent, error)
 	if !ok {
 		return nil, notFound(id)
 	}
-	return slices.Clone(c.msgs), nil
+	return cloneMessages(c.msgs), nil
 }
 
-// Append implements Store.
+// Append implements Store. It keeps copies of msgs, down to their parts.
 func (m *Memory) Append(ctx context.Context, id ID, msgs []llms.MessageContent) error {
 	if err := check(ctx, id); err != nil {
 		return err
@@ -53,11 +52,36 @@ func (m *Memory) Append(ctx context.Context, id ID, msgs []llms.MessageContent) 
 	if _, err := MarshalMessages(msgs); err != nil {
 		return err
 	}
+	msgs = cloneMessages(msgs)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	c := m.chat(id)
 	c.msgs = append(c.msgs, msgs...)
 	return nil
+}
+
+// cloneMessages copies msgs so that no change to the copy reaches msgs, nor the reverse, as
+// a store that encodes them would: the parts, a tool call's function call, binary data. The
+// other part types MarshalMessages accepts hold only strings.
+func cloneMessages(msgs []llms.MessageContent) []llms.MessageContent {
+	out := slices.Clone(msgs)
+	for i := range out {
+		out[i].Parts = slices.Clone(out[i].Parts)
+		for j, p := range out[i].Parts {
+			switch p := p.(type) {
+			case llms.BinaryContent:
+				p.Data = slices.Clone(p.Data)
+				out[i].Parts[j] = p
+			case llms.ToolCall:
+				if p.FunctionCall != nil {
+					fc := *p.FunctionCall
+					p.FunctionCall = &fc
+					out[i].Parts[j] = p
+				}
+			}
+		}
+	}
+	return out
 }
 
 // List implements Store.

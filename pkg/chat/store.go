@@ -17,10 +17,12 @@ import (
 // survives a round trip; MarshalMessages and UnmarshalMessages give stores one encoding.
 type Store interface {
 	// Load returns the chat's messages, oldest first, or an error wrapping ErrNotFound when
-	// the chat does not exist.
+	// the chat does not exist. They are the caller's: changing them, or their parts, does not
+	// change the chat.
 	Load(ctx context.Context, id ID) ([]llms.MessageContent, error)
 	// Append adds msgs at the end of the chat, creating it. The messages of one call are
-	// never interleaved with those of another call on the same chat.
+	// never interleaved with those of another call on the same chat. Changing msgs, or their
+	// parts, once Append has returned does not change the chat.
 	Append(ctx context.Context, id ID, msgs []llms.MessageContent) error
 	// List returns the tenant's chats, of every user, most recently changed first.
 	List(ctx context.Context, tenant string) ([]Info, error)

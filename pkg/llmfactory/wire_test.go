@@ -231,6 +231,66 @@ func TestRetryAfter429(t *testing.T) {
 	}
 }
 
+// TestRetryAfterIsWaitedFor checks that a 429 or 503 is retried no sooner than its
+// Retry-After says, in seconds or as an HTTP date, however short the backoff (1 to 5 ms here).
+func TestRetryAfterIsWaitedFor(t *testing.T) {
+	t.Parallel()
+	date := time.Now().Add(1500 * time.Millisecond).Truncate(time.Second) // 0.5 to 1.5 s from now
+	for _, tc := range []struct {
+		name       string
+		status     int
+		retryAfter string
+		notBefore  func(first time.Time) time.Time // the earliest the retry may arrive
+	}{
+		{"429 in seconds", http.StatusTooManyRequests, "1", func(first time.Time) time.Time { return first.Add(time.Second) }},
+		{"503 as an HTTP date", http.StatusServiceUnavailable, date.UTC().Format(http.TimeFormat), func(time.Time) time.Time { return date }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := start(t, llmtest.NewScripted(llmtest.Text("ok")), llmtest.NewScripted(), llmtest.NewScripted())
+			s.openai.Fault(providertest.Fault{Status: tc.status, RetryAfter: tc.retryAfter})
+			a := assistant.New[string]("a", assistant.WithModels(s.factory(t, nil, "")))
+			if _, err := a.Run(ctx(t), assistant.Input{Prompt: "hi"}); err != nil {
+				t.Fatal(err)
+			}
+			arrived := s.openai.Arrivals()
+			if len(arrived) != 2 {
+				t.Fatalf("HTTP attempts = %d, want 2", len(arrived))
+			}
+			earliest := tc.notBefore(arrived[0])
+			if arrived[1].Before(earliest) {
+				t.Errorf("the retry arrived %v after the first attempt, %v before Retry-After: %s allowed it",
+					arrived[1].Sub(arrived[0]), earliest.Sub(arrived[1]), tc.retryAfter)
+			}
+			if late := arrived[1].Sub(earliest); late > 5*time.Second {
+				t.Errorf("the retry arrived %v after Retry-After: %s allowed it, want it soon after", late, tc.retryAfter)
+			}
+		})
+	}
+}
+
+// TestRetryAfterOverTheCapFallsBack checks that a Retry-After longer than the transport waits
+// for (a minute) is not waited for: the 429 comes back at once, and the next model answers.
+func TestRetryAfterOverTheCapFallsBack(t *testing.T) {
+	t.Parallel()
+	s := start(t, llmtest.NewScripted(llmtest.Text("never")), llmtest.NewScripted(llmtest.Text("from deep")), llmtest.NewScripted())
+	s.openai.Fault(providertest.Fault{Status: http.StatusTooManyRequests, RetryAfter: "3600"})
+	f := s.factory(t, nil, "assistants:\n  a: [fast, deep]\n")
+	// A transport that waited for the hour would be cut short here, failing the run.
+	c, cancel := context.WithTimeout(ctx(t), 10*time.Second)
+	defer cancel()
+	res, err := assistant.New[string]("a", assistant.WithModels(f)).Run(c, assistant.Input{Prompt: "hi"})
+	if err != nil {
+		t.Fatalf("err = %v, want deep's answer: a Retry-After of an hour is not waited for", err)
+	}
+	if res.Model != "deep" || res.Output != "from deep" {
+		t.Errorf("answered by %q with %q, want deep's answer", res.Model, res.Output)
+	}
+	if got := s.openai.Attempts(); got != 1 {
+		t.Errorf("openai attempts = %d, want 1: a Retry-After over the cap is not retried", got)
+	}
+}
+
 func TestServerErrorsFallBackAlongTheChain(t *testing.T) {
 	t.Parallel()
 	// Claude answers the first turn with tool calls, then fails for good: OpenAI takes the

@@ -28,9 +28,10 @@ type Server struct {
 	api api
 	key string // required API key; "" accepts any non-empty key
 
-	mu     sync.Mutex
-	bodies [][]byte
-	faults []Fault
+	mu       sync.Mutex
+	bodies   [][]byte
+	arrivals []time.Time // of bodies
+	faults   []Fault
 }
 
 // Fault is how a [Server] fails one request. The fields combine: the server waits Delay, then
@@ -145,6 +146,15 @@ func (s *Server) Bodies() [][]byte {
 	return out
 }
 
+// Arrivals returns when each request the server has received arrived (once its body was read),
+// in the order of [Server.Bodies]: the gaps between them show how long a client that retries
+// waited. Safe to call at any time.
+func (s *Server) Arrivals() []time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.arrivals)
+}
+
 // Fault queues faults: each answers one of the next requests, in order of arrival, after
 // those already queued. Safe to call at any time.
 func (s *Server) Fault(f ...Fault) {
@@ -153,11 +163,12 @@ func (s *Server) Fault(f ...Fault) {
 	s.faults = append(s.faults, f...)
 }
 
-// arrive records a request's body and takes the next fault, if one is queued.
+// arrive records a request's body and arrival, and takes the next fault, if one is queued.
 func (s *Server) arrive(body []byte) (Fault, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.bodies = append(s.bodies, body)
+	s.arrivals = append(s.arrivals, time.Now())
 	if len(s.faults) == 0 {
 		return Fault{}, false
 	}

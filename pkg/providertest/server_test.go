@@ -353,10 +353,15 @@ func TestServerBodies(t *testing.T) {
 			s := p.newServer(llmtest.NewScripted(llmtest.Text("a"), llmtest.Text("b")))
 			defer s.Close()
 			llm := p.newClient(t, s, "k")
+			var sent []time.Time // before each request
 			for _, prompt := range []string{"first prompt", "second prompt"} {
+				sent = append(sent, time.Now())
 				if _, err := llm.GenerateContent(context.Background(), human(prompt)); err != nil {
 					t.Fatal(err)
 				}
+			}
+			if got := s.Arrivals(); len(got) != 2 || got[0].Before(sent[0]) || got[1].Before(sent[1]) || got[0].After(sent[1]) {
+				t.Errorf("Arrivals = %v, want one time a request, each after it was sent and before the next was (sent at %v)", got, sent)
 			}
 			bodies := s.Bodies()
 			if len(bodies) != 2 || !bytes.Contains(bodies[0], []byte("first prompt")) || !bytes.Contains(bodies[1], []byte("second prompt")) {

@@ -28,6 +28,7 @@ func Run(t *testing.T, open func(t *testing.T) chat.Store) {
 		run  func(t *testing.T, s chat.Store)
 	}{
 		{"AppendsAddInOrder", appendsAddInOrder},
+		{"MessagesAreTheCallers", messagesAreTheCallers},
 		{"UnknownChatIsNotFound", unknownChatIsNotFound},
 		{"ConcurrentAppendsStayContiguous", concurrentAppendsStayContiguous},
 		{"OtherTenantsAndUsersAreApart", otherTenantsAndUsersAreApart},
@@ -141,6 +142,66 @@ func appendsAddInOrder(t *testing.T, s chat.Store) {
 	}
 	if diff := cmp.Diff(want, mustLoad(t, s, id)); diff != "" {
 		t.Errorf("Load after five Appends (-appended +loaded):\n%s", diff)
+	}
+}
+
+// messagesAreTheCallers checks that the messages given to Append and those Load returns are
+// the caller's: overwriting them, appending to them or changing a part of them (a tool call's
+// arguments, binary data) never changes the chat.
+func messagesAreTheCallers(t *testing.T, s chat.Store) {
+	history := func() []llms.MessageContent { // a new one each call, to change at will
+		return []llms.MessageContent{
+			text(llms.ChatMessageTypeHuman, "what is in this?"),
+			{Role: llms.ChatMessageTypeAI, Parts: []llms.ContentPart{
+				llms.TextContent{Text: "looking"},
+				llms.ToolCall{ID: "a", Type: "function", FunctionCall: &llms.FunctionCall{Name: "ocr", Arguments: `{"page":1}`}},
+			}},
+			{Role: llms.ChatMessageTypeTool, Parts: []llms.ContentPart{llms.ToolCallResponse{ToolCallID: "a", Name: "ocr", Content: "a cat"}}},
+			{Role: llms.ChatMessageTypeHuman, Parts: []llms.ContentPart{llms.BinaryContent{MIMEType: "image/png", Data: []byte("\x89PNG")}}},
+		}
+	}
+	// Each check in a chat of its own, made in two Appends, so that a store keeping one slice
+	// a chat has room to grow in place. store returns what it appended, for the caller to change.
+	store := func(chatID string) (chat.ID, []llms.MessageContent) {
+		id, msgs := chat.ID{Tenant: "t", User: "u", Chat: chatID}, history()
+		mustAppend(t, s, id, msgs[:3]...)
+		mustAppend(t, s, id, msgs[3:]...)
+		return id, msgs
+	}
+
+	id, appended := store("appended")
+	change(appended)
+	if diff := cmp.Diff(history(), mustLoad(t, s, id)); diff != "" {
+		t.Errorf("the chat after the caller changed the messages it appended (-want +got):\n%s", diff)
+	}
+
+	id, _ = store("loaded")
+	change(mustLoad(t, s, id))
+	if diff := cmp.Diff(history(), mustLoad(t, s, id)); diff != "" {
+		t.Errorf("the chat after the caller changed the messages it loaded (-want +got):\n%s", diff)
+	}
+
+	id, _ = store("grown")
+	loaded := mustLoad(t, s, id)
+	next := text(llms.ChatMessageTypeAI, "a cat")
+	mustAppend(t, s, id, next)
+	_ = append(loaded, text(llms.ChatMessageTypeHuman, "appended by the caller"))
+	if diff := cmp.Diff(append(history(), next), mustLoad(t, s, id)); diff != "" {
+		t.Errorf("the chat after the caller appended to a history it loaded before an Append (-want +got):\n%s", diff)
+	}
+}
+
+// change changes msgs, made by messagesAreTheCallers, everywhere a store could share memory
+// with them: a message, a part, a tool call's function call, binary data.
+func change(msgs []llms.MessageContent) {
+	msgs[0] = text(llms.ChatMessageTypeHuman, "overwritten")
+	msgs[1].Parts[0] = llms.TextContent{Text: "part overwritten"}
+	if call, ok := msgs[1].Parts[1].(llms.ToolCall); ok && call.FunctionCall != nil {
+		call.FunctionCall.Arguments = `{"page":2}`
+	}
+	msgs[2].Parts = append(msgs[2].Parts[:0], llms.TextContent{Text: "parts replaced"})
+	if bin, ok := msgs[3].Parts[0].(llms.BinaryContent); ok && len(bin.Data) > 0 {
+		bin.Data[0] = 'X'
 	}
 }
 
