@@ -4,7 +4,7 @@ GO          ?= go
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 PKGS        := ./...
 
-.PHONY: test vet lint fmt fmt-check bench cover fuzz quickstart interop-deps
+.PHONY: test vet lint fmt fmt-check bench cover fuzz quickstart interop-deps reliability
 
 ## test: everything CI checks — formatting, vet, staticcheck, the race-enabled test suite (with
 ## the MCP interop tests, which need Node.js: see interop-deps; and the Redis chat store's, which
@@ -14,14 +14,19 @@ test: interop-deps fmt-check vet lint
 	scripts/with-redis $(GO) test -race -count=1 $(PKGS)
 	$(MAKE) fuzz FUZZTIME=5s
 
+## reliability: the long checks of the promises (the property tests with 10,000 scenarios
+## each), ending with a line "reliability: N passed, M failed".
+reliability:
+	GO=$(GO) CADRE_NO_REDIS=1 scripts/reliability
+
 FUZZTIME ?= 60s
 ## fuzz: the fuzz targets, FUZZTIME each.
 fuzz:
-	$(GO) test -run '^$$' -fuzz '^FuzzParseConfig$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s ./pkg/llmfactory/
-	$(GO) test -run '^$$' -fuzz '^FuzzValidate$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s ./internal/schemacheck/
-	$(GO) test -run '^$$' -fuzz '^FuzzValues$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s ./internal/jsonfind/
-	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s ./internal/ojson/
-	$(GO) test -run '^$$' -fuzz '^FuzzEncodeString$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s ./internal/ojson/
+	GO=$(GO) scripts/fuzz-one ./pkg/llmfactory/ FuzzParseConfig $(FUZZTIME)
+	GO=$(GO) scripts/fuzz-one ./internal/schemacheck/ FuzzValidate $(FUZZTIME)
+	GO=$(GO) scripts/fuzz-one ./internal/jsonfind/ FuzzValues $(FUZZTIME)
+	GO=$(GO) scripts/fuzz-one ./internal/ojson/ FuzzParse $(FUZZTIME)
+	GO=$(GO) scripts/fuzz-one ./internal/ojson/ FuzzEncodeString $(FUZZTIME)
 
 ## interop-deps: the npm packages of the MCP interop tests, as pinned in interop/package-lock.json,
 ## in interop/node_modules; installed again when the lock file is newer than the install.
