@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"runtime"
 	"slices"
@@ -18,6 +19,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/cadrehq/cadre/pkg/assistant"
+	"github.com/cadrehq/cadre/pkg/llmtest"
 	"github.com/cadrehq/cadre/pkg/model"
 	"github.com/cadrehq/cadre/pkg/providertest"
 	"github.com/cadrehq/cadre/pkg/tool"
@@ -53,7 +55,7 @@ const (
 	callSend                // a tool that waits for a person's approval
 	callFinal               // a valid final_result
 	callFinalInvalid        // a final_result its schema refuses
-	callDelegate            // the specialist (the supervisor only)
+	callDelegate            // the assistant one level down
 	callKindCount
 )
 
@@ -70,6 +72,7 @@ type propScenario struct {
 	Wire         string // "", "openai" or "anthropic": the supervisor's model behind a fake API
 	Top          []propTurn
 	Specialist   []propTurn // nil: no specialist
+	Sub          []propTurn // nil: the specialist delegates to no one
 	Limits       usage.Limits
 	FinalOnLimit bool
 	Approvals    []bool // the decisions of each resume, cycled over the waiting calls
@@ -105,8 +108,14 @@ func genScenario(t *rapid.T) propScenario {
 		s.Top = append(s.Top, genTurn(t, fmt.Sprintf("top%d ", i), delegate, s.Wire != ""))
 	}
 	if delegate {
+		deeper := rapid.Bool().Draw(t, "deeper")
 		for i := range rapid.IntRange(1, 3).Draw(t, "specialist turns") {
-			s.Specialist = append(s.Specialist, genTurn(t, fmt.Sprintf("spec%d ", i), false, false))
+			s.Specialist = append(s.Specialist, genTurn(t, fmt.Sprintf("spec%d ", i), deeper, false))
+		}
+		if deeper {
+			for i := range rapid.IntRange(1, 2).Draw(t, "sub turns") {
+				s.Sub = append(s.Sub, genTurn(t, fmt.Sprintf("sub%d ", i), false, false))
+			}
 		}
 	}
 	s.Limits = usage.Limits{
@@ -138,9 +147,10 @@ type propRun struct {
 // propModel is one model of a scenario: it answers each request with the turn of the script
 // its run is at. first tells the first model of a chain, which fails as the turn says.
 type propModel struct {
-	p      *propRun
-	script []propTurn
-	first  bool
+	p        *propRun
+	script   []propTurn
+	first    bool
+	delegate string // the tool that delegates one level down
 }
 
 func (m propModel) Call(ctx context.Context, prompt string, opts ...llms.CallOption) (string, error) {
@@ -208,7 +218,7 @@ func (m propModel) GenerateContent(ctx context.Context, msgs []llms.MessageConte
 			case callFinalInvalid:
 				name, args = "final_result", `{"name":7}`
 			case callDelegate:
-				name, args = "specialist", `{"city":"`+q+`"}`
+				name, args = m.delegate, `{"city":"`+q+`"}`
 			}
 			choice.ToolCalls = append(choice.ToolCalls, llms.ToolCall{ID: q, Type: "function", FunctionCall: &llms.FunctionCall{Name: name, Arguments: args}})
 		}
@@ -241,8 +251,9 @@ type propArgs struct {
 
 // chain returns a two-model chain over script: the first fails as the turns say, the second
 // takes over; behind a fake provider API for the wire scenarios.
-func (p *propRun) chain(t *rapid.T, script []propTurn, wire string) []model.Model {
-	first, second := propModel{p: p, script: script, first: true}, propModel{p: p, script: script}
+func (p *propRun) chain(t *rapid.T, script []propTurn, wire, delegate string) []model.Model {
+	first := propModel{p: p, script: script, first: true, delegate: delegate}
+	second := propModel{p: p, script: script, delegate: delegate}
 	switch wire {
 	case "openai":
 		srv := providertest.NewOpenAI(first)
@@ -265,7 +276,7 @@ func (p *propRun) chain(t *rapid.T, script []propTurn, wire string) []model.Mode
 }
 
 // build makes the scenario's supervisor: a fresh value each time, as another process would.
-func (p *propRun) build(t *rapid.T, top, spec []model.Model) *assistant.Assistant[city] {
+func (p *propRun) build(t *rapid.T, top, spec, sub []model.Model) *assistant.Assistant[city] {
 	pending := assistant.ApproverFunc(func(context.Context, assistant.ToolCall) (assistant.Decision, error) {
 		return assistant.Pending(), nil
 	})
@@ -293,7 +304,12 @@ func (p *propRun) build(t *rapid.T, top, spec []model.Model) *assistant.Assistan
 		opts = append(opts, assistant.WithFinalAnswerOnLimit())
 	}
 	if spec != nil {
-		specialist := assistant.New[city]("specialist", append(common, assistant.WithModels(model.Fixed(spec...)))...)
+		specOpts := append(common, assistant.WithModels(model.Fixed(spec...)))
+		if sub != nil {
+			below := assistant.New[city]("sub", append(common, assistant.WithModels(model.Fixed(sub...)))...)
+			specOpts = append(specOpts, assistant.WithTools(assistant.AsTool[cityArgs](below)))
+		}
+		specialist := assistant.New[city]("specialist", specOpts...)
 		opts = append(opts, assistant.WithTools(assistant.AsTool[cityArgs](specialist)))
 	}
 	return assistant.New[city]("supervisor", opts...)
@@ -301,17 +317,31 @@ func (p *propRun) build(t *rapid.T, top, spec []model.Model) *assistant.Assistan
 
 func TestRunLoopProperties(t *testing.T) {
 	base := runtime.NumGoroutine()
-	rapid.Check(t, func(t *rapid.T) {
+	rounds := 1
+	if f := flag.Lookup("rapid.checks"); f != nil && f.Value.String() == f.DefValue {
+		rounds = 3 // a few hundred scenarios in make test; -rapid.checks for more
+	}
+	for range rounds {
+		rapid.Check(t, runLoopProperty(base))
+	}
+}
+
+// runLoopProperty is one scenario of TestRunLoopProperties.
+func runLoopProperty(base int) func(*rapid.T) {
+	return func(t *rapid.T) {
 		s := genScenario(t)
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		p := &propRun{s: s, cancel: cancel, turns: map[string]int{}, runs: map[string]int{}}
-		top := p.chain(t, s.Top, s.Wire)
-		var spec []model.Model
+		top := p.chain(t, s.Top, s.Wire, "specialist")
+		var spec, sub []model.Model
 		if s.Specialist != nil {
-			spec = p.chain(t, s.Specialist, "")
+			spec = p.chain(t, s.Specialist, "", "sub")
 		}
-		res, err := p.build(t, top, spec).Run(ctx, assistant.Input{Prompt: "top"})
+		if s.Sub != nil {
+			sub = p.chain(t, s.Sub, "", "")
+		}
+		res, err := p.build(t, top, spec, sub).Run(ctx, assistant.Input{Prompt: "top"})
 		p.check(t, res, err)
 		decided := map[string]bool{} // approved calls, by id
 		for round := 0; err == nil && res.Stop == assistant.StopPending && round < 4; round++ {
@@ -332,7 +362,7 @@ func TestRunLoopProperties(t *testing.T) {
 					decisions[c.ID] = assistant.Approved()
 				}
 			}
-			res, err = p.build(t, top, spec).Resume(ctx, &paused, decisions)
+			res, err = p.build(t, top, spec, sub).Resume(ctx, &paused, decisions)
 			p.check(t, res, err)
 		}
 		p.checkApproved(t, res, decided)
@@ -340,7 +370,7 @@ func TestRunLoopProperties(t *testing.T) {
 			c()
 		}
 		p.checkGoroutines(t, base)
-	})
+	}
 }
 
 // check asserts the promises that hold after any run or resume, whatever its ending.
@@ -464,5 +494,60 @@ func (p *propRun) checkGoroutines(t *rapid.T, base int) {
 			t.Fatalf("%d goroutines left (base %d):\n%s", runtime.NumGoroutine(), base, buf[:runtime.Stack(buf, true)])
 		}
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestCancellationWhileToolsRunStress cancels runs at random instants while their tools and
+// delegated runs are running, in parallel: a race that depends on timing, outside the
+// shrinking property. Whatever the instant, the Result's conversation stays one providers
+// accept, its usage adds up, and no goroutine is left.
+func TestCancellationWhileToolsRunStress(t *testing.T) {
+	base := runtime.NumGoroutine()
+	slow := tool.Func("slow", "Takes a while.", func(ctx context.Context, in propArgs) (string, error) {
+		select {
+		case <-time.After(time.Duration(len(in.Q)%3) * time.Millisecond):
+			return "done", nil
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	})
+	turn := func(name string, n int) llmtest.Reply {
+		calls := make([]llms.ToolCall, n)
+		for i := range calls {
+			calls[i] = llmtest.Call(name, fmt.Sprintf(`{"q":"%s","city":"%s"}`, strings.Repeat("x", i), strings.Repeat("y", i)))
+		}
+		return llmtest.Reply{ToolCalls: calls, Usage: usage.Usage{InputTokens: 3, OutputTokens: 1}}
+	}
+	specialist := assistant.New[string]("specialist", assistant.WithTools(slow), assistant.WithModel(
+		llmtest.NewScripted(turn("slow", 3), llmtest.Text("found")).Cycle().NoRecord()))
+	supervisor := assistant.New[string]("supervisor", assistant.WithTools(slow, assistant.AsTool[cityArgs](specialist)),
+		assistant.WithModel(llmtest.NewScripted(turn("slow", 4), turn("specialist", 3), llmtest.Text("done")).Cycle().NoRecord()))
+	var wg sync.WaitGroup
+	for i := range 200 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			time.AfterFunc(time.Duration(i%7)*time.Millisecond/2, cancel)
+			res, err := supervisor.Run(ctx, assistant.Input{Prompt: "go"})
+			if res == nil {
+				return
+			}
+			if rerr := replayError(res.Messages); rerr != nil {
+				t.Errorf("run %d (err %v): a conversation providers reject: %v", i, err, rerr)
+			}
+			if !res.Usage.AddsUp() {
+				t.Errorf("run %d: usage does not add up: %+v", i, res.Usage)
+			}
+		}()
+	}
+	wg.Wait()
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > base && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > base {
+		t.Errorf("%d goroutines left, %d before", n, base)
 	}
 }
