@@ -466,8 +466,8 @@ func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // sse writes server-sent events, flushing each.
 type sse struct {
-	w  http.ResponseWriter
-	fl http.Flusher
+	w  io.Writer
+	fl http.Flusher // nil for none
 }
 
 func startSSE(w http.ResponseWriter) *sse {
