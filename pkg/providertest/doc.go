@@ -9,9 +9,9 @@
 // It rejects, with the provider's status and error JSON, the requests the real API rejects — a
 // tool call not answered in the next message, a result for an unknown call, an empty text
 // block, a tool schema that is not an object... — so that a test fails where production
-// would. It records
-// the raw bodies it receives, can require an API key ([WithAPIKey]), and can be made to fail
-// ([Server.Fault]): an error status with Retry-After, a delay, a body cut in the middle.
+// would. It records the raw bodies it receives, can require an API key ([WithAPIKey]), and can
+// be made to fail ([Server.Fault]): an error status with Retry-After, a delay, a body cut in
+// the middle.
 //
 // Use it to test what lies between a model and the wire: a client's configuration (llm.yaml),
 // retries, fallback between providers, timeouts, the shape of what is sent. To test an agent
