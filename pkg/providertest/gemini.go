@@ -42,13 +42,16 @@ import (
 // Requests the real API rejects get its status and error JSON ({"error": {"code", "message",
 // "status"}}) and never reach m: no contents, a role other than user and model, a content
 // without parts, a part without data (an empty text is none), a function call turn that does
-// not come after a user turn, one not answered by the next content with as many
-// functionResponse parts, a functionResponse turn that does not come right after a function
-// call turn or answers none of its calls (by id when it has one, else by name), a function
-// name the API refuses, function parameters that are not an OBJECT schema, a schema without a
-// type, an OBJECT schema without properties or properties on another type, a name the API
-// does not know; no key (403, PERMISSION_DENIED) or, with [WithAPIKey], another one (400,
-// API_KEY_INVALID).
+// not come after a user turn (model contents of text alone between them belong to its turn),
+// one not answered by the next content with as many functionResponse parts, a
+// functionResponse turn that does not come right after a function call turn or answers none
+// of its calls left unanswered (by id when it has one, else by name), a function name the API
+// refuses, function parameters that are not an OBJECT schema, a schema without a type, an
+// OBJECT schema without properties or properties on another type, a field name the API does
+// not know; no key (403, PERMISSION_DENIED) or, with [WithAPIKey], another one (400,
+// API_KEY_INVALID). The fake also refuses, where the API would not, the snake_case field names
+// that the API takes besides the lowerCamelCase ones clients send, and a cachedContent, since
+// it keeps none.
 func NewGemini(m llms.Model, opts ...Option) *Server {
 	return newServer(&geminiAPI{model: m}, opts)
 }
