@@ -136,15 +136,25 @@ func TestToolTurnThroughTheFactory(t *testing.T) {
 
 func TestUnavailableIsRetried(t *testing.T) {
 	t.Parallel()
-	s, f, _ := start(t, llmtest.NewScripted(llmtest.Text("Oslo")))
+	s, f, sent := start(t, llmtest.NewScripted(llmtest.Text("Oslo")))
 	s.Fault(providertest.Fault{Status: http.StatusServiceUnavailable})
-	res, err := assistant.New[string]("geo", assistant.WithModels(f)).Run(ctx(t), assistant.Input{Prompt: "Capital of Norway?"})
+	a := assistant.New[string]("geo", assistant.WithModels(f), assistant.WithInstructions("Answer with a city."))
+	res, err := a.Run(ctx(t), assistant.Input{Prompt: "Capital of Norway?"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Output != "Oslo" || s.Attempts() != 2 || res.Usage.Total.Requests != 1 {
 		t.Errorf("Output %q after %d attempts, %d requests counted; want Oslo after the 503 and its retry, one request",
 			res.Output, s.Attempts(), res.Usage.Total.Requests)
+	}
+	// The client streams every conversation of more than one message (here the instructions
+	// and the prompt): the 503 answered a stream's request.
+	sent.mu.Lock()
+	defer sent.mu.Unlock()
+	for _, u := range sent.urls {
+		if !strings.HasSuffix(u.Path, ":streamGenerateContent") {
+			t.Errorf("request to %s, want :streamGenerateContent", u.Path)
+		}
 	}
 }
 
