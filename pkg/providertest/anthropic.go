@@ -2,7 +2,6 @@ package providertest
 
 import (
 	"bytes"
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -132,10 +131,14 @@ type anTurn struct {
 	blocks []anBlock
 }
 
-func (*anthropicAPI) path() string { return "/v1/messages" }
+const anthropicPath = "/v1/messages"
 
-func (*anthropicAPI) checkKey(h http.Header, want string) *apiError {
-	key := h.Get("X-Api-Key")
+func (*anthropicAPI) paths() string { return anthropicPath }
+
+func (*anthropicAPI) serves(p string) bool { return p == anthropicPath }
+
+func (*anthropicAPI) checkKey(r *http.Request, want string) *apiError {
+	key := r.Header.Get("X-Api-Key")
 	if key == "" {
 		return &apiError{status: http.StatusUnauthorized, message: "x-api-key header is required"}
 	}
@@ -186,7 +189,8 @@ func (*anthropicAPI) errorBody(e *apiError) []byte {
 	return mustJSON(&b)
 }
 
-func (*anthropicAPI) faultError(status int, message string) *apiError {
+func (*anthropicAPI) faultError(f Fault) *apiError {
+	status, message := f.Status, f.Message
 	if message == "" {
 		switch status {
 		case http.StatusTooManyRequests:
@@ -205,13 +209,13 @@ func (*anthropicAPI) faultError(status int, message string) *apiError {
 	return &apiError{status: status, message: message}
 }
 
-func (*anthropicAPI) sample() []byte {
+func (*anthropicAPI) sample(*http.Request) (string, []byte) {
 	text, stop := "This answer is cut in the middle.", "end_turn"
-	return mustJSON(&anResponse{ID: "msg_providertest0", Type: "message", Role: "assistant", Model: "providertest",
+	return "application/json", mustJSON(&anResponse{ID: "msg_providertest0", Type: "message", Role: "assistant", Model: "providertest",
 		Content: []anOutBlock{{Type: "text", Text: &text}}, StopReason: &stop})
 }
 
-func (a *anthropicAPI) serve(ctx context.Context, w http.ResponseWriter, body []byte) *apiError {
+func (a *anthropicAPI) serve(w http.ResponseWriter, r *http.Request, body []byte) *apiError {
 	var req anRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		return invalid("The request body is not valid JSON: " + err.Error())
@@ -242,7 +246,7 @@ func (a *anthropicAPI) serve(ctx context.Context, w http.ResponseWriter, body []
 	if e != nil {
 		return e
 	}
-	resp, e := generate(ctx, a.model, msgs, opts)
+	resp, e := generate(r.Context(), a.model, msgs, opts)
 	if e != nil {
 		return e
 	}
@@ -536,33 +540,23 @@ func anthropicMessages(system string, turns []anTurn) ([]llms.MessageContent, *a
 			msgs = append(msgs, llms.MessageContent{Role: llms.ChatMessageTypeAI, Parts: parts})
 			continue
 		}
-		// A user turn: a Tool message per tool_result, the other blocks in human messages
-		// between them, in order.
-		var human []llms.ContentPart
-		flush := func() {
-			if len(human) > 0 {
-				msgs = append(msgs, llms.MessageContent{Role: llms.ChatMessageTypeHuman, Parts: human})
-				human = nil
-			}
-		}
+		parts := make([]llms.ContentPart, 0, len(t.blocks))
 		for _, b := range t.blocks {
 			switch b.Type {
 			case "text":
-				human = append(human, llms.TextContent{Text: *b.Text})
+				parts = append(parts, llms.TextContent{Text: *b.Text})
 			case "image":
 				part, e := anthropicImage(b)
 				if e != nil {
 					return nil, e
 				}
-				human = append(human, part)
+				parts = append(parts, part)
 			case "tool_result":
-				flush()
 				text, _ := toolResultText(b, "") // checked
-				msgs = append(msgs, llms.MessageContent{Role: llms.ChatMessageTypeTool, Parts: []llms.ContentPart{
-					llms.ToolCallResponse{ToolCallID: b.ToolUseID, Name: names[b.ToolUseID], Content: text}}})
+				parts = append(parts, llms.ToolCallResponse{ToolCallID: b.ToolUseID, Name: names[b.ToolUseID], Content: text})
 			}
 		}
-		flush()
+		msgs = appendUserTurn(msgs, parts)
 	}
 	return msgs, nil
 }
@@ -614,18 +608,9 @@ func (a *anthropicAPI) render(model string, resp *llms.ContentResponse) (*anResp
 }
 
 func (a *anthropicAPI) toolUse(call llms.ToolCall) (anOutBlock, *apiError) {
-	var name, args string
-	if call.FunctionCall != nil {
-		name, args = call.FunctionCall.Name, call.FunctionCall.Arguments
-	}
-	if strings.TrimSpace(args) == "" {
-		args = "{}"
-	}
-	var input map[string]json.RawMessage
-	var compact bytes.Buffer
-	if json.Unmarshal([]byte(args), &input) != nil || input == nil || json.Compact(&compact, []byte(args)) != nil {
-		return anOutBlock{}, &apiError{status: http.StatusInternalServerError, message: fmt.Sprintf(
-			"providertest: the model's call of %q has arguments that are not a JSON object (%q), which the Anthropic API cannot send: give the call an object", name, args)}
+	name, input, e := objectArgs(call, "Anthropic")
+	if e != nil {
+		return anOutBlock{}, e
 	}
 	id := call.ID
 	switch {
@@ -634,7 +619,7 @@ func (a *anthropicAPI) toolUse(call llms.ToolCall) (anOutBlock, *apiError) {
 	case !strings.HasPrefix(id, "toolu_"):
 		id = "toolu_" + id
 	}
-	return anOutBlock{Type: "tool_use", ID: id, Name: name, Input: compact.Bytes()}, nil
+	return anOutBlock{Type: "tool_use", ID: id, Name: name, Input: input}, nil
 }
 
 // stopReason is the API's stop reason for a model's.

@@ -55,11 +55,7 @@ func TestAnthropicServerText(t *testing.T) {
 
 func TestAnthropicServerToolRoundTrip(t *testing.T) {
 	t.Parallel()
-	m := llmtest.NewScripted(
-		llmtest.Reply{Text: "Let me look.", ToolCalls: []llms.ToolCall{
-			llmtest.Call("weather", `{"city":"Oslo"}`), llmtest.Call("weather", `{"city": "Bergen"}`)}},
-		llmtest.Text("Sunny in both."),
-	)
+	m := weatherTurn()
 	s := providertest.NewAnthropic(m)
 	defer s.Close()
 	llm := anthropicClient(t, s, "k")
@@ -134,40 +130,17 @@ func TestAnthropicServerMergesSameRole(t *testing.T) {
 
 func TestAnthropicServerStreaming(t *testing.T) {
 	t.Parallel()
-	const text = "A fairly long answer, which the server cuts into several deltas."
-	m := llmtest.NewScripted(
-		llmtest.Reply{Text: text, Usage: usage.Usage{InputTokens: 7, OutputTokens: 12}},
-		llmtest.Calls(llmtest.Call("weather", `{"city":"Oslo","days":3,"unit":"celsius"}`)),
-	)
-	s := providertest.NewAnthropic(m)
+	s := providertest.NewAnthropic(streamingScript())
 	defer s.Close()
-	llm := anthropicClient(t, s, "k")
-	var chunks []string
-	stream := llms.WithStreamingFunc(func(_ context.Context, chunk []byte) error {
-		chunks = append(chunks, string(chunk))
-		return nil
-	})
+	text, calls := streamBoth(t, anthropicClient(t, s, "k"))
 
-	resp, err := llm.GenerateContent(context.Background(), human("hi"), stream)
-	if err != nil {
-		t.Fatal(err)
+	c := text.Choices[0]
+	if c.StopReason != "end_turn" || c.GenerationInfo["InputTokens"] != 7 || c.GenerationInfo["OutputTokens"] != 12 {
+		t.Errorf("stop %q, usage %v", c.StopReason, c.GenerationInfo)
 	}
-	if got := strings.Join(chunks, ""); got != text || len(chunks) < 3 {
-		t.Errorf("streamed %d chunks making %q, want several making %q", len(chunks), got, text)
-	}
-	c := resp.Choices[0]
-	if c.Content != text || c.StopReason != "end_turn" || c.GenerationInfo["InputTokens"] != 7 || c.GenerationInfo["OutputTokens"] != 12 {
-		t.Errorf("got %q, stop %q, usage %v", c.Content, c.StopReason, c.GenerationInfo)
-	}
-
-	resp, err = llm.GenerateContent(context.Background(), human("hi"), stream, llms.WithTools([]llms.Tool{weatherTool}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []llms.ToolCall{{ID: "toolu_call_1",
-		FunctionCall: &llms.FunctionCall{Name: "weather", Arguments: `{"city":"Oslo","days":3,"unit":"celsius"}`}}}
-	if diff := cmp.Diff(want, resp.Choices[0].ToolCalls); diff != "" || resp.Choices[0].StopReason != "tool_use" {
-		t.Errorf("stop %q, streamed tool calls (-want +got):\n%s", resp.Choices[0].StopReason, diff)
+	want := []llms.ToolCall{{ID: "toolu_call_1", FunctionCall: &llms.FunctionCall{Name: "weather", Arguments: streamedArgs}}}
+	if diff := cmp.Diff(want, calls.Choices[0].ToolCalls); diff != "" || calls.Choices[0].StopReason != "tool_use" {
+		t.Errorf("stop %q, streamed tool calls (-want +got):\n%s", calls.Choices[0].StopReason, diff)
 	}
 }
 
@@ -303,12 +276,7 @@ func TestAnthropicServerRejectsClientMistakes(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			s := providertest.NewAnthropic(llmtest.NewScripted(llmtest.Text("never")))
-			defer s.Close()
-			_, err := anthropicClient(t, s, "k").GenerateContent(context.Background(), c.msgs)
-			if err == nil || !strings.Contains(err.Error(), "400") || !strings.Contains(err.Error(), c.want) {
-				t.Errorf("error = %v, want a 400 saying %q", err, c.want)
-			}
+			checkRefused(t, providers[1], c.msgs, nil, c.want)
 		})
 	}
 }

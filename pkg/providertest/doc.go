@@ -2,16 +2,16 @@
 // provider over HTTP with langchaingo's real clients, without a network or a provider account,
 // as net/http/httptest does for net/http.
 //
-// [NewOpenAI] and [NewAnthropic] start fake OpenAI Chat Completions and Anthropic Messages APIs
-// on 127.0.0.1: a [Server] answers each request with a model's reply (any llms.Model; a
-// Scripted or FuncModel of [github.com/cadrehq/cadre/pkg/llmtest] sees the request converted to
-// messages and call options), rendered in the provider's JSON or stream. It rejects, with the
-// provider's status and error JSON, the requests the real API rejects — a tool call not
-// answered in the next message, a result for an unknown call, an empty text block, a tool
-// schema that is not an object... — so that a test fails where production would. It records
-// the raw bodies it receives and when they arrived, can require an API key ([WithAPIKey]), and
-// can be made to fail ([Server.Fault]): an error status with Retry-After, a delay, a body cut
-// in the middle.
+// [NewOpenAI], [NewAnthropic] and [NewGemini] start fake OpenAI Chat Completions, Anthropic
+// Messages and Gemini APIs on 127.0.0.1: a [Server] answers each request with a model's reply
+// (any llms.Model; a Scripted or FuncModel of [github.com/cadrehq/cadre/pkg/llmtest] sees the
+// request converted to messages and call options), rendered in the provider's JSON or stream.
+// It rejects, with the provider's status and error JSON, the requests the real API rejects — a
+// tool call not answered in the next message, a result for an unknown call, an empty text
+// block, a tool schema that is not an object... — so that a test fails where production
+// would. It records the raw bodies it receives and when they arrived, can require an API key
+// ([WithAPIKey]), and can be made to fail ([Server.Fault]): an error status with Retry-After,
+// a delay, a body cut in the middle.
 //
 // Use it to test what lies between a model and the wire: a client's configuration (llm.yaml),
 // retries, fallback between providers, timeouts, the shape of what is sent. To test an agent

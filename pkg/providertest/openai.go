@@ -2,7 +2,6 @@ package providertest
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -183,10 +182,14 @@ type oaErrorBody struct {
 
 var jsonNull = json.RawMessage("null")
 
-func (*openAIAPI) path() string { return "/v1/chat/completions" }
+const openAIPath = "/v1/chat/completions"
 
-func (*openAIAPI) checkKey(h http.Header, want string) *apiError {
-	key, ok := strings.CutPrefix(h.Get("Authorization"), "Bearer ")
+func (*openAIAPI) paths() string { return openAIPath }
+
+func (*openAIAPI) serves(p string) bool { return p == openAIPath }
+
+func (*openAIAPI) checkKey(r *http.Request, want string) *apiError {
+	key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if !ok || key == "" {
 		return &apiError{status: http.StatusUnauthorized, kind: "invalid_request_error",
 			message: `You didn't provide an API key. Send it in the Authorization header as "Bearer <key>".`}
@@ -223,34 +226,34 @@ func (*openAIAPI) errorBody(e *apiError) []byte {
 	return mustJSON(&b)
 }
 
-func (*openAIAPI) faultError(status int, message string) *apiError {
-	e := &apiError{status: status, message: message}
-	switch status {
+func (*openAIAPI) faultError(f Fault) *apiError {
+	e := &apiError{status: f.Status, message: f.Message}
+	switch f.Status {
 	case http.StatusTooManyRequests:
 		e.code = "rate_limit_exceeded"
-		if message == "" {
+		if e.message == "" {
 			e.message = "Rate limit reached for requests. Try again later."
 		}
 	case http.StatusUnauthorized:
 		e.code = "invalid_api_key"
-		if message == "" {
+		if e.message == "" {
 			e.message = "Incorrect API key provided."
 		}
 	default:
-		if message == "" {
-			e.message = "The server had an error while processing your request (" + http.StatusText(status) + ")."
+		if e.message == "" {
+			e.message = "The server had an error while processing your request (" + http.StatusText(f.Status) + ")."
 		}
 	}
 	return e
 }
 
-func (a *openAIAPI) sample() []byte {
+func (a *openAIAPI) sample(*http.Request) (string, []byte) {
 	text := "This answer is cut in the middle."
-	return mustJSON(&oaResponse{ID: "chatcmpl-providertest0", Object: "chat.completion", Model: "providertest",
+	return "application/json", mustJSON(&oaResponse{ID: "chatcmpl-providertest0", Object: "chat.completion", Model: "providertest",
 		Choices: []oaChoice{{Message: oaOutMessage{Role: "assistant", Content: &text}, Logprobs: jsonNull, FinishReason: "stop"}}})
 }
 
-func (a *openAIAPI) serve(ctx context.Context, w http.ResponseWriter, body []byte) *apiError {
+func (a *openAIAPI) serve(w http.ResponseWriter, r *http.Request, body []byte) *apiError {
 	var req oaRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		return invalid("We could not parse the JSON body of your request (" + err.Error() + "). The API expects a JSON object.")
@@ -270,7 +273,7 @@ func (a *openAIAPI) serve(ctx context.Context, w http.ResponseWriter, body []byt
 	if e != nil {
 		return e
 	}
-	resp, e := generate(ctx, a.model, msgs, opts)
+	resp, e := generate(r.Context(), a.model, msgs, opts)
 	if e != nil {
 		return e
 	}

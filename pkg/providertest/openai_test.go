@@ -22,6 +22,15 @@ var weatherTool = llms.Tool{Type: "function", Function: &llms.FunctionDefinition
 	},
 }}
 
+// weatherTurn answers with text and two calls of the weather tool, then with text.
+func weatherTurn() *llmtest.Scripted {
+	return llmtest.NewScripted(
+		llmtest.Reply{Text: "Let me look.", ToolCalls: []llms.ToolCall{
+			llmtest.Call("weather", `{"city":"Oslo"}`), llmtest.Call("weather", `{"city": "Bergen"}`)}},
+		llmtest.Text("Sunny in both."),
+	)
+}
+
 func TestOpenAIServerText(t *testing.T) {
 	t.Parallel()
 	m := llmtest.NewScripted(llmtest.Reply{Text: "Hello there.",
@@ -110,40 +119,17 @@ func toolResult(id, name, content string) llms.MessageContent {
 
 func TestOpenAIServerStreaming(t *testing.T) {
 	t.Parallel()
-	const text = "A fairly long answer, which the server cuts into several chunks."
-	m := llmtest.NewScripted(
-		llmtest.Reply{Text: text, Usage: usage.Usage{InputTokens: 7, OutputTokens: 12}},
-		llmtest.Calls(llmtest.Call("weather", `{"city":"Oslo","days":3,"unit":"celsius"}`)),
-	)
-	s := providertest.NewOpenAI(m)
+	s := providertest.NewOpenAI(streamingScript())
 	defer s.Close()
-	llm := openAIClient(t, s, "k")
-	var chunks []string
-	stream := llms.WithStreamingFunc(func(_ context.Context, chunk []byte) error {
-		chunks = append(chunks, string(chunk))
-		return nil
-	})
+	text, calls := streamBoth(t, openAIClient(t, s, "k"))
 
-	resp, err := llm.GenerateContent(context.Background(), human("hi"), stream)
-	if err != nil {
-		t.Fatal(err)
+	c := text.Choices[0]
+	if c.StopReason != "stop" || c.GenerationInfo["PromptTokens"] != 7 || c.GenerationInfo["CompletionTokens"] != 12 {
+		t.Errorf("stop %q, usage %v", c.StopReason, c.GenerationInfo)
 	}
-	if got := strings.Join(chunks, ""); got != text || len(chunks) < 3 {
-		t.Errorf("streamed %d chunks making %q, want several making %q", len(chunks), got, text)
-	}
-	c := resp.Choices[0]
-	if c.Content != text || c.StopReason != "stop" || c.GenerationInfo["PromptTokens"] != 7 || c.GenerationInfo["CompletionTokens"] != 12 {
-		t.Errorf("got %q, stop %q, usage %v", c.Content, c.StopReason, c.GenerationInfo)
-	}
-
-	resp, err = llm.GenerateContent(context.Background(), human("hi"), stream, llms.WithTools([]llms.Tool{weatherTool}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []llms.ToolCall{{ID: "call_1", Type: "function",
-		FunctionCall: &llms.FunctionCall{Name: "weather", Arguments: `{"city":"Oslo","days":3,"unit":"celsius"}`}}}
-	if diff := cmp.Diff(want, resp.Choices[0].ToolCalls); diff != "" || resp.Choices[0].StopReason != "tool_calls" {
-		t.Errorf("stop %q, streamed tool calls (-want +got):\n%s", resp.Choices[0].StopReason, diff)
+	want := []llms.ToolCall{{ID: "call_1", Type: "function", FunctionCall: &llms.FunctionCall{Name: "weather", Arguments: streamedArgs}}}
+	if diff := cmp.Diff(want, calls.Choices[0].ToolCalls); diff != "" || calls.Choices[0].StopReason != "tool_calls" {
+		t.Errorf("stop %q, streamed tool calls (-want +got):\n%s", calls.Choices[0].StopReason, diff)
 	}
 }
 
@@ -241,12 +227,7 @@ func TestOpenAIServerRejectsClientMistakes(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			s := providertest.NewOpenAI(llmtest.NewScripted(llmtest.Text("never")))
-			defer s.Close()
-			_, err := openAIClient(t, s, "k").GenerateContent(context.Background(), c.msgs, c.opts...)
-			if err == nil || !strings.Contains(err.Error(), "400") || !strings.Contains(err.Error(), c.want) {
-				t.Errorf("error = %v, want a 400 saying %q", err, c.want)
-			}
+			checkRefused(t, providers[0], c.msgs, c.opts, c.want)
 		})
 	}
 }

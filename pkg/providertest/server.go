@@ -1,8 +1,10 @@
 package providertest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -10,14 +12,15 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/tmc/langchaingo/llms"
 )
 
-// Server is a fake provider API on 127.0.0.1, made by [NewOpenAI] or [NewAnthropic], for
-// running langchaingo's real provider clients without a network.
+// Server is a fake provider API on 127.0.0.1, made by [NewOpenAI], [NewAnthropic] or
+// [NewGemini], for running langchaingo's real provider clients without a network.
 //
 // It answers each valid request with its model's reply, rejects the requests the real API
 // rejects with the status and error JSON that API uses, and can be made to fail ([Server.Fault]).
@@ -66,31 +69,36 @@ type config struct {
 }
 
 // WithAPIKey makes the server accept only requests with exactly this key: in the
-// Authorization header as "Bearer <key>" for OpenAI, in the x-api-key header for Anthropic.
-// Other requests get a 401 with the provider's error JSON, which never contains the key sent
-// or the one expected. Without this option any non-empty key is accepted, as the clients
-// need one.
+// Authorization header as "Bearer <key>" for OpenAI, in the x-api-key header for Anthropic,
+// in the x-goog-api-key header or the key query parameter for Gemini. Other requests get the
+// provider's refusal in its error JSON, which never contains the key sent or the one expected:
+// a 401 from OpenAI and Anthropic; from Gemini a 400 (reason API_KEY_INVALID) for another key
+// and a 403 for none. Without this option any non-empty key is accepted, as the clients need
+// one.
 func WithAPIKey(key string) Option {
 	return func(c *config) { c.apiKey = key }
 }
 
 // api is what a provider's fake implements; the Server does the rest.
 type api interface {
-	// path is the one path served, such as "/v1/chat/completions".
-	path() string
+	// paths names the paths served, such as "/v1/chat/completions", for error messages.
+	paths() string
+	// serves reports whether the API answers POST requests at path p.
+	serves(p string) bool
 	// checkKey checks the request's key against want ("" accepts any non-empty key).
-	checkKey(h http.Header, want string) *apiError
+	checkKey(r *http.Request, want string) *apiError
 	// checkHeaders checks the other headers the provider requires.
 	checkHeaders(h http.Header) *apiError
-	// serve validates body, asks the model, and writes the answer; or returns the refusal
-	// to write, having written nothing.
-	serve(ctx context.Context, w http.ResponseWriter, body []byte) *apiError
+	// serve validates r's body, asks the model, and writes the answer; or returns the
+	// refusal to write, having written nothing.
+	serve(w http.ResponseWriter, r *http.Request, body []byte) *apiError
 	// errorBody renders e in the provider's error JSON.
 	errorBody(e *apiError) []byte
-	// faultError is the refusal a Fault with status (and message, when not empty) makes.
-	faultError(status int, message string) *apiError
-	// sample is a complete, valid non-streaming answer, for Truncate to cut.
-	sample() []byte
+	// faultError is the refusal that f, a Fault with a Status, makes.
+	faultError(f Fault) *apiError
+	// sample is a complete, valid answer to r (a stream when r asks for one, where the
+	// provider streams in a format of its own), and its Content-Type, for Truncate to cut.
+	sample(r *http.Request) (contentType string, body []byte)
 }
 
 // apiError is a refusal, rendered in the provider's error JSON.
@@ -100,6 +108,7 @@ type apiError struct {
 	message string
 	param   string // OpenAI only; "" is null
 	code    string // OpenAI only; "" is null
+	details []any  // Gemini only: google.rpc details, such as an ErrorInfo
 }
 
 func newServer(a api, opts []Option) *Server {
@@ -112,8 +121,8 @@ func newServer(a api, opts []Option) *Server {
 	return s
 }
 
-// URL returns the server's base URL, "http://127.0.0.1:PORT". A client's base URL is
-// URL()+"/v1".
+// URL returns the server's base URL, "http://127.0.0.1:PORT". An OpenAI or Anthropic
+// client's base URL is URL()+"/v1"; a Gemini client's endpoint is URL() itself.
 func (s *Server) URL() string { return s.ts.URL }
 
 // Client returns an HTTP client for the server, whose idle connections Close closes.
@@ -187,10 +196,10 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Retry-After", f.RetryAfter)
 		}
 		if f.Truncate {
-			s.truncate(w, f)
+			s.truncate(w, r, f)
 		}
 		if f.Status != 0 {
-			s.writeError(w, s.api.faultError(f.Status, f.Message))
+			s.writeError(w, s.api.faultError(f))
 			return
 		}
 	}
@@ -198,7 +207,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, e)
 		return
 	}
-	if e := s.api.serve(r.Context(), w, body); e != nil {
+	if e := s.api.serve(w, r, body); e != nil {
 		s.writeError(w, e)
 	}
 }
@@ -220,15 +229,15 @@ func wait(ctx context.Context, d time.Duration) error {
 
 // check refuses a request whose path, method, body or headers the provider would refuse.
 func (s *Server) check(r *http.Request, readErr error) *apiError {
-	if r.URL.Path != s.api.path() {
+	if !s.api.serves(r.URL.Path) {
 		return &apiError{status: http.StatusNotFound,
-			message: "Invalid URL (" + r.Method + " " + r.URL.Path + "): this fake serves only POST " + s.api.path()}
+			message: "Invalid URL (" + r.Method + " " + r.URL.Path + "): this fake serves only POST " + s.api.paths()}
 	}
 	if r.Method != http.MethodPost {
 		return &apiError{status: http.StatusMethodNotAllowed,
-			message: "Method " + r.Method + " not allowed: use POST " + s.api.path()}
+			message: "Method " + r.Method + " not allowed: use POST " + s.api.paths()}
 	}
-	if e := s.api.checkKey(r.Header, s.key); e != nil {
+	if e := s.api.checkKey(r, s.key); e != nil {
 		return e
 	}
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
@@ -240,17 +249,17 @@ func (s *Server) check(r *http.Request, readErr error) *apiError {
 	return s.api.checkHeaders(r.Header)
 }
 
-// truncate sends f.Status (200 when 0) with half of a valid answer, announcing all of it,
-// and cuts the connection.
-func (s *Server) truncate(w http.ResponseWriter, f Fault) {
-	body := s.api.sample()
+// truncate sends f.Status (200 when 0) with half of a valid answer to r, announcing all of
+// it, and cuts the connection.
+func (s *Server) truncate(w http.ResponseWriter, r *http.Request, f Fault) {
+	contentType, body := s.api.sample(r)
 	status := f.Status
 	if status == 0 {
 		status = http.StatusOK
 	} else {
-		body = s.api.errorBody(s.api.faultError(f.Status, f.Message))
+		contentType, body = "application/json", s.api.errorBody(s.api.faultError(f))
 	}
-	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Type", contentType)
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	_, _ = w.Write(body[:len(body)/2])
@@ -338,16 +347,18 @@ func intOf(v any) int {
 
 // callOptions turns what a request asked for into the call options the model receives.
 type callOptions struct {
-	model       string
-	maxTokens   int
-	temperature *float64
-	topP        *float64
-	stop        []string
-	seed        *int
-	n           int
-	jsonMode    bool
-	tools       []llms.Tool
-	toolChoice  any
+	model          string
+	maxTokens      int
+	temperature    *float64
+	topP           *float64
+	topK           int
+	stop           []string
+	seed           *int
+	n              int
+	candidateCount int
+	jsonMode       bool
+	tools          []llms.Tool
+	toolChoice     any
 }
 
 func (c *callOptions) options() []llms.CallOption {
@@ -361,6 +372,9 @@ func (c *callOptions) options() []llms.CallOption {
 	if c.topP != nil {
 		opts = append(opts, llms.WithTopP(*c.topP))
 	}
+	if c.topK > 0 {
+		opts = append(opts, llms.WithTopK(c.topK))
+	}
 	if len(c.stop) > 0 {
 		opts = append(opts, llms.WithStopWords(c.stop))
 	}
@@ -369,6 +383,9 @@ func (c *callOptions) options() []llms.CallOption {
 	}
 	if c.n > 0 {
 		opts = append(opts, llms.WithN(c.n))
+	}
+	if c.candidateCount > 0 {
+		opts = append(opts, llms.WithCandidateCount(c.candidateCount))
 	}
 	if c.jsonMode {
 		opts = append(opts, llms.WithJSONMode())
@@ -380,6 +397,47 @@ func (c *callOptions) options() []llms.CallOption {
 		opts = append(opts, llms.WithToolChoice(c.toolChoice))
 	}
 	return opts
+}
+
+// objectArgs returns call's function name and its arguments as a compact JSON object ("{}"
+// when empty), or a 500 saying that the provider's API (such as "Anthropic") cannot send
+// arguments that are not an object.
+func objectArgs(call llms.ToolCall, provider string) (string, json.RawMessage, *apiError) {
+	var name, args string
+	if call.FunctionCall != nil {
+		name, args = call.FunctionCall.Name, call.FunctionCall.Arguments
+	}
+	if strings.TrimSpace(args) == "" {
+		args = "{}"
+	}
+	var input map[string]json.RawMessage
+	var compact bytes.Buffer
+	if json.Unmarshal([]byte(args), &input) != nil || input == nil || json.Compact(&compact, []byte(args)) != nil {
+		return "", nil, &apiError{status: http.StatusInternalServerError, message: fmt.Sprintf(
+			"providertest: the model's call of %q has arguments that are not a JSON object (%q), which the %s API cannot send: give the call an object",
+			name, args, provider)}
+	}
+	return name, compact.Bytes(), nil
+}
+
+// appendUserTurn appends the parts of a user turn for the model: each tool result in a Tool
+// message of its own, the other parts in human messages between them, in order.
+func appendUserTurn(msgs []llms.MessageContent, parts []llms.ContentPart) []llms.MessageContent {
+	start := 0
+	human := func(end int) {
+		if end > start {
+			msgs = append(msgs, llms.MessageContent{Role: llms.ChatMessageTypeHuman, Parts: parts[start:end:end]})
+		}
+	}
+	for i, p := range parts {
+		if _, ok := p.(llms.ToolCallResponse); ok {
+			human(i)
+			msgs = append(msgs, llms.MessageContent{Role: llms.ChatMessageTypeTool, Parts: parts[i : i+1 : i+1]})
+			start = i + 1
+		}
+	}
+	human(len(parts))
+	return msgs
 }
 
 // generate asks m, turning its failure or empty answer into a 500.
@@ -419,8 +477,8 @@ func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // sse writes server-sent events, flushing each.
 type sse struct {
-	w  http.ResponseWriter
-	fl http.Flusher
+	w  io.Writer
+	fl http.Flusher // nil for none
 }
 
 func startSSE(w http.ResponseWriter) *sse {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptrace"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -15,12 +16,13 @@ import (
 
 	"github.com/cadrehq/cadre/pkg/llmtest"
 	"github.com/cadrehq/cadre/pkg/providertest"
+	"github.com/cadrehq/cadre/pkg/usage"
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/llms/anthropic"
 	"github.com/tmc/langchaingo/llms/openai"
 )
 
-// provider is what the tests that hold for both fake APIs need of each.
+// provider is what the tests that hold for every fake API need of each.
 type provider struct {
 	name      string
 	newServer func(m llms.Model, opts ...providertest.Option) *providertest.Server
@@ -30,6 +32,8 @@ type provider struct {
 	keyHeader func(key string) (string, string)
 	body      string // a valid raw request
 	errorType func(body map[string]any) string
+
+	wrongKey, noKey int // the statuses of a request with another key than the one required, and with none
 }
 
 var providers = []provider{
@@ -42,6 +46,7 @@ var providers = []provider{
 		keyHeader: func(key string) (string, string) { return "Authorization", "Bearer " + key },
 		body:      `{"model":"gpt-test","messages":[{"role":"user","content":"hi"}]}`,
 		errorType: func(b map[string]any) string { return errorField(b, "type") },
+		wrongKey:  401, noKey: 401,
 	},
 	{
 		name:      "anthropic",
@@ -57,6 +62,18 @@ var providers = []provider{
 			}
 			return errorField(b, "type")
 		},
+		wrongKey: 401, noKey: 401,
+	},
+	{
+		name:      "gemini",
+		newServer: providertest.NewGemini,
+		newClient: func(t *testing.T, s *providertest.Server, key string) llms.Model { return geminiClient(t, s, key) },
+		path:      "/v1beta/models/gemini-test:generateContent",
+		headers:   map[string]string{"Content-Type": "application/json"},
+		keyHeader: func(key string) (string, string) { return "x-goog-api-key", key },
+		body:      `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`,
+		errorType: func(b map[string]any) string { return errorField(b, "status") },
+		wrongKey:  400, noKey: 403,
 	},
 }
 
@@ -83,6 +100,56 @@ func anthropicClient(t *testing.T, s *providertest.Server, key string) *anthropi
 // human is a conversation of one user message.
 func human(text string) []llms.MessageContent {
 	return []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeHuman, text)}
+}
+
+// The answers of streamingScript.
+const (
+	streamedText = "A fairly long answer, which the server cuts into several pieces."
+	streamedArgs = `{"city":"Oslo","days":3,"unit":"celsius"}`
+)
+
+// streamingScript answers a long text, which every fake streams in several pieces, then a
+// call of the weather tool.
+func streamingScript() *llmtest.Scripted {
+	return llmtest.NewScripted(
+		llmtest.Reply{Text: streamedText, Usage: usage.Usage{InputTokens: 7, OutputTokens: 12}},
+		llmtest.Calls(llmtest.Call("weather", streamedArgs)),
+	)
+}
+
+// streamBoth asks llm, a client of a fake answered by streamingScript, for its two answers
+// with a streaming function, and checks that the text was streamed in pieces.
+func streamBoth(t *testing.T, llm llms.Model) (text, calls *llms.ContentResponse) {
+	t.Helper()
+	var chunks []string
+	stream := llms.WithStreamingFunc(func(_ context.Context, chunk []byte) error {
+		chunks = append(chunks, string(chunk))
+		return nil
+	})
+	text, err := llm.GenerateContent(context.Background(), human("hi"), stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(chunks, ""); got != streamedText || len(chunks) < 3 || text.Choices[0].Content != streamedText {
+		t.Errorf("streamed %d chunks making %q, answered %q; want several making %q", len(chunks), got, text.Choices[0].Content, streamedText)
+	}
+	calls, err = llm.GenerateContent(context.Background(), human("hi"), stream, llms.WithTools([]llms.Tool{weatherTool}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return text, calls
+}
+
+// checkRefused sends msgs with opts through a client of p's fake and checks that the fake
+// refuses them, with a 400 saying want.
+func checkRefused(t *testing.T, p provider, msgs []llms.MessageContent, opts []llms.CallOption, want string) {
+	t.Helper()
+	s := p.newServer(llmtest.NewScripted(llmtest.Text("never")))
+	defer s.Close()
+	_, err := p.newClient(t, s, "k").GenerateContent(context.Background(), msgs, opts...)
+	if err == nil || !strings.Contains(err.Error(), "400") || !strings.Contains(err.Error(), want) {
+		t.Errorf("error = %v, want a 400 saying %q", err, want)
+	}
 }
 
 // rawPost sends body to s at path with headers and returns the status, the headers and the
@@ -202,18 +269,18 @@ func TestServerAPIKey(t *testing.T) {
 			defer s.Close()
 
 			_, err := p.newClient(t, s, wrong).GenerateContent(context.Background(), human("hi"))
-			if err == nil || !strings.Contains(err.Error(), "401") {
-				t.Errorf("wrong key: error = %v, want a 401", err)
+			if err == nil || !strings.Contains(err.Error(), strconv.Itoa(p.wrongKey)) {
+				t.Errorf("wrong key: error = %v, want a %d", err, p.wrongKey)
 			}
-			for _, key := range []string{wrong, ""} {
+			for key, want := range map[string]int{wrong: p.wrongKey, "": p.noKey} {
 				headers := p.validHeaders(key)
 				if key == "" {
 					k, _ := p.keyHeader("")
 					delete(headers, k)
 				}
 				status, _, body := rawPost(t, s, p.path, headers, p.body)
-				if status != http.StatusUnauthorized {
-					t.Errorf("key %q: status %d, want 401", key, status)
+				if status != want {
+					t.Errorf("key %q: status %d, want %d", key, status, want)
 				}
 				p.decodeError(t, body)
 				if bytes.Contains(body, []byte("secret")) {
@@ -324,7 +391,7 @@ func TestServerRejectsRequests(t *testing.T) {
 					delete(h, "Content-Type")
 					return h
 				}(), p.body, 400},
-				{"no key", p.path, p.headers, p.body, 401},
+				{"no key", p.path, p.headers, p.body, p.noKey},
 				{"not JSON", p.path, p.validHeaders("k"), `{"model":`, 400},
 			} {
 				status, _, body := rawPost(t, s, c.path, c.headers, c.body)
