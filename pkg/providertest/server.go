@@ -2,6 +2,7 @@ package providertest
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -38,8 +39,9 @@ type Server struct {
 }
 
 // Fault is how a [Server] fails one request. The fields combine: the server waits Delay, then
-// answers with a truncated body when Truncate is set, else with the error Status when it is
-// not 0, else as it would without a fault (a Fault with only a Delay makes a slow answer).
+// cuts the connection when Reset is set, else answers with Body when it is set, else with a
+// truncated body when Truncate is set, else with the error Status when it is not 0, else as it
+// would without a fault (a Fault with only a Delay makes a slow answer).
 // A faulted request never reaches the model, unless it only has a Delay.
 type Fault struct {
 	// Status is the HTTP status of the error answer, such as 429, 500 or 401; the body is
@@ -59,6 +61,13 @@ type Fault struct {
 	// Truncate makes the server send a 200 (or Status) whose body stops in the middle: the
 	// connection is cut after half the body its headers announce.
 	Truncate bool
+
+	// Reset cuts the connection before any answer, as a reset connection does.
+	Reset bool
+
+	// Body, when not empty, is sent as it is, with Status or 200, as application/json: JSON
+	// that does not parse, or an answer without choices.
+	Body string
 }
 
 // Option configures a [Server].
@@ -192,8 +201,15 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		if wait(r.Context(), f.Delay) != nil {
 			panic(http.ErrAbortHandler) // drop the request: its client is gone
 		}
+		if f.Reset {
+			panic(http.ErrAbortHandler)
+		}
 		if f.RetryAfter != "" {
 			w.Header().Set("Retry-After", f.RetryAfter)
+		}
+		if f.Body != "" {
+			writeJSON(w, cmp.Or(f.Status, http.StatusOK), []byte(f.Body))
+			return
 		}
 		if f.Truncate {
 			s.truncate(w, r, f)

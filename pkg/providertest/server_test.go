@@ -473,3 +473,30 @@ func TestServerConcurrent(t *testing.T) {
 		})
 	}
 }
+
+func TestServerFaultResetAndBody(t *testing.T) {
+	t.Parallel()
+	for _, p := range providers {
+		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
+			m := llmtest.NewScripted(llmtest.Text("fine"))
+			s := p.newServer(m)
+			defer s.Close()
+			s.Fault(providertest.Fault{Reset: true}, providertest.Fault{Body: `{"not json`})
+			llm := p.newClient(t, s, "k")
+			ctx := context.Background()
+			if _, err := llm.GenerateContent(ctx, human("hi")); err == nil {
+				t.Error("a reset connection gave no error")
+			}
+			if _, err := llm.GenerateContent(ctx, human("hi")); err == nil {
+				t.Error("a body that does not parse gave no error")
+			}
+			if resp, err := llm.GenerateContent(ctx, human("hi")); err != nil || resp.Choices[0].Content != "fine" {
+				t.Fatalf("third request: %v, %v; want the model's answer once the faults are used", resp, err)
+			}
+			if got := len(m.Requests()); got != 1 {
+				t.Errorf("the model got %d requests, want 1: faulted requests must not reach it", got)
+			}
+		})
+	}
+}
