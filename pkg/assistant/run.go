@@ -304,6 +304,9 @@ func (r *run[O]) generate(ctx context.Context) (model.Reply, *model.Model, error
 			reply, err = r.state.mw.request(ctx, 0, req)
 			reply.Usage.Requests = 1
 		}
+		if s != nil && s.err != nil {
+			err = s.err // the stream function's, not a failure of the model
+		}
 		if err == nil && s != nil {
 			err = s.finish(ctx, reply.Text)
 		}
@@ -321,7 +324,7 @@ func (r *run[O]) generate(ctx context.Context) (model.Reply, *model.Model, error
 		if ctx.Err() != nil {
 			return model.Reply{}, nil, fmt.Errorf("assistant %q: %w", r.p.name, ctx.Err())
 		}
-		if i+1 == len(r.chain) || !model.CanFallback(err) {
+		if i+1 == len(r.chain) || !model.CanFallback(err) || s != nil && s.err != nil {
 			return model.Reply{}, nil, fmt.Errorf("assistant %q: model %q: %w", r.p.name, m.Name, err)
 		}
 		if r.state.handler != nil {

@@ -62,6 +62,7 @@ type streamer struct {
 	base     Chunk // the request's run and model
 	toolJSON bool  // the client also streams tool-call deltas, as JSON (openai's does)
 	wrote    bool
+	err      error // what f returned, which ends the run whatever the client made of it
 }
 
 func (r *run[O]) streamer(model string, toolJSON bool) *streamer {
@@ -80,7 +81,11 @@ func (s *streamer) write(ctx context.Context, b []byte) error {
 	s.wrote = true
 	c := s.base
 	c.Text = string(b)
-	return s.f(ctx, c)
+	if err := s.f(ctx, c); err != nil {
+		s.err = err
+		return err
+	}
+	return nil
 }
 
 // finish gives the answer's text as one chunk when the client streamed none.

@@ -2,12 +2,15 @@ package assistant_test
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 
 	"github.com/cadrehq/cadre/pkg/assistant"
 	"github.com/cadrehq/cadre/pkg/callback"
 	"github.com/cadrehq/cadre/pkg/llmtest"
+	"github.com/cadrehq/cadre/pkg/model"
+	"github.com/tmc/langchaingo/llms"
 )
 
 func TestStreamNamesTheRunsOfATree(t *testing.T) {
@@ -48,5 +51,41 @@ func TestStreamNamesTheRunsOfATree(t *testing.T) {
 		if chunks[i] != want[i] {
 			t.Errorf("chunk %d = %+v, want %+v", i, chunks[i], want[i])
 		}
+	}
+}
+
+// streamingModel streams its answer, and reports a failure of the stream function as a
+// provider's unreadable answer, as a client behind the llm.yaml factory does.
+type streamingModel struct{}
+
+func (streamingModel) GenerateContent(ctx context.Context, _ []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
+	var o llms.CallOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.StreamingFunc != nil {
+		if err := o.StreamingFunc(ctx, []byte("The ans")); err != nil {
+			return nil, &model.ProviderError{Provider: "p", Model: "m", Status: 200, Message: "its answer could not be read: " + err.Error()}
+		}
+	}
+	return &llms.ContentResponse{Choices: []*llms.ContentChoice{{Content: "The answer.", StopReason: "stop"}}}, nil
+}
+
+func (m streamingModel) Call(ctx context.Context, prompt string, opts ...llms.CallOption) (string, error) {
+	return llms.GenerateFromSinglePrompt(ctx, m, prompt, opts...)
+}
+
+func TestAStreamFunctionsErrorEndsTheRunWithoutFallingBack(t *testing.T) {
+	t.Parallel()
+	errStop := errors.New("the reader went away")
+	second := llmtest.NewScripted(llmtest.Text("Another answer."))
+	a := assistant.New[string]("a", assistant.WithModels(model.Fixed(model.Describe("first", streamingModel{}), model.Describe("second", second))),
+		assistant.WithStream(func(context.Context, assistant.Chunk) error { return errStop }))
+	_, err := a.Run(testContext(t), assistant.Input{Prompt: "go"})
+	if !errors.Is(err, errStop) {
+		t.Errorf("err = %v; want the stream function's error", err)
+	}
+	if n := len(second.Requests()); n != 0 {
+		t.Errorf("the next model of the chain got %d requests; a stream function's error is not the model's and ends the run", n)
 	}
 }

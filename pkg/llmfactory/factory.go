@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -206,6 +207,32 @@ func (f *Factory) Model(_ context.Context, name string) (model.Model, error) {
 	return e.m, e.err
 }
 
+// Close releases what the clients the factory made hold open — googleai's keep a pool of
+// connections and its goroutines until closed — and returns their errors, joined. A program
+// that makes factories as it goes (a test, a reload of llm.yaml) closes each one it is done
+// with; models in use keep working until it does. Close is safe to call more than once.
+func (f *Factory) Close() error {
+	f.mu.Lock()
+	entries := make([]*modelEntry, 0, len(f.clients))
+	for _, e := range f.clients {
+		entries = append(entries, e)
+	}
+	f.clients = map[string]*modelEntry{}
+	f.mu.Unlock()
+	var errs []error
+	for _, e := range entries {
+		e.once.Do(func() { e.err = errClosed }) // one being made now is made and closed
+		if c, ok := e.m.LLM.(*client); ok {
+			if closer, ok := c.llm.(io.Closer); ok {
+				errs = append(errs, closer.Close())
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+var errClosed = errors.New("llmfactory: the factory is closed")
+
 func (f *Factory) modelNames() []string {
 	names := make([]string, 0, len(f.cfg.models))
 	for n := range f.cfg.models {
@@ -342,7 +369,14 @@ func (c *client) GenerateContent(ctx context.Context, msgs []llms.MessageContent
 		return nil, &model.ProviderError{Provider: c.provider, Model: c.model, Status: f.status, Message: f.message}
 	}
 	if f.noted { // a configuration error, such as a host that does not exist: no fallback
-		return nil, fmt.Errorf("provider %q, model %q: %s (check the provider's base_url)", c.provider, c.model, f.message)
+		return nil, &clientError{msg: fmt.Sprintf("provider %q, model %q: %s (check the provider's base_url)", c.provider, c.model, f.message), err: f.cause}
+	}
+	if f.answered != 0 {
+		// The provider answered, and its answer could not be read (JSON that does not parse, no
+		// choices, a stream that ends wrong): a failure of the provider, which another model
+		// may not have.
+		return nil, &model.ProviderError{Provider: c.provider, Model: c.model, Status: f.answered,
+			Message: "its answer could not be read: " + c.scrub(err.Error())}
 	}
 	return nil, &clientError{msg: fmt.Sprintf("provider %q, model %q: %s", c.provider, c.model, c.scrub(err.Error())), err: err}
 }

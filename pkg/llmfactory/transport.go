@@ -198,6 +198,8 @@ type failure struct {
 	status    int    // 0 when the provider never answered
 	transient bool   // with status 0: the connection failed in a way that may not last
 	message   string // the provider's words, or the connection error; key scrubbed
+	cause     error  // the connection error
+	answered  int    // the 2xx status of an answer handed to the client (not a failure)
 }
 
 func failureOf(ctx context.Context) *failure {
@@ -220,10 +222,11 @@ func (t *transport) note(ctx context.Context, resp *http.Response, err error) {
 		return
 	}
 	if err != nil {
-		*f = failure{noted: true, transient: transient(err), message: t.scrub(connectionError(err))}
+		*f = failure{noted: true, transient: transient(err), message: t.scrub(connectionError(err)), cause: err}
 		return
 	}
 	if resp.StatusCode < 400 {
+		f.answered = resp.StatusCode
 		return
 	}
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))

@@ -696,3 +696,46 @@ func (r *events) of(k callback.Kind) []callback.Event {
 	}
 	return out
 }
+
+func TestAnAnswerThatCannotBeReadFallsBack(t *testing.T) {
+	t.Parallel()
+	for _, body := range []string{`{"choices": [`, `{"id":"x","object":"chat.completion","choices":[]}`} {
+		t.Run(body, func(t *testing.T) {
+			t.Parallel()
+			oa := llmtest.NewScripted(llmtest.Text(`{"city":"Oslo","total":1}`))
+			an := llmtest.NewScripted(llmtest.Text(`{"city":"Oslo","total":2}`))
+			s := start(t, oa, an, llmtest.NewScripted())
+			s.openai.Fault(providertest.Fault{Body: body})
+			f := s.factory(t, nil, "assistants:\n  counter: [fast, deep]\n")
+			rec := &events{}
+			a := assistant.New[answer]("counter", assistant.WithModels(f), assistant.WithCallback(rec))
+			res, err := a.Run(ctx(t), assistant.Input{Prompt: "Populations?"})
+			if err != nil {
+				t.Fatalf("err = %v; want deep to answer when fast's answer cannot be read", err)
+			}
+			if res.Model != "deep" || res.Output.Total != 2 {
+				t.Errorf("answered by %q with %+v, want deep's answer", res.Model, res.Output)
+			}
+			var pe *model.ProviderError
+			fb := rec.of(callback.ModelFallback)
+			if len(fb) != 1 || !errors.As(fb[0].Err, &pe) || pe.Status != 200 || !strings.Contains(pe.Message, "could not be read") || strings.Contains(pe.Message, sentinelKey) {
+				t.Errorf("fallback events = %+v; want one from fast with a ProviderError of status 200 saying its answer could not be read", fb)
+			}
+		})
+	}
+}
+
+func TestCloseReleasesTheClients(t *testing.T) {
+	t.Parallel()
+	s := start(t, llmtest.NewScripted(llmtest.Text("hi")), llmtest.NewScripted(), llmtest.NewScripted())
+	f := s.factory(t, nil, "")
+	if _, err := f.Model(ctx(t), "fast"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Errorf("Close = %v", err)
+	}
+	if err := f.Close(); err != nil {
+		t.Errorf("a second Close = %v, want nil", err)
+	}
+}

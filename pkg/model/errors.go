@@ -11,7 +11,7 @@ import (
 // ProviderError is a provider's refusal or failure, without any key: an error.
 type ProviderError struct {
 	Provider, Model string
-	Status          int    // HTTP status; 0 when the provider never answered
+	Status          int    // HTTP status; 0 when the provider never answered; 2xx when its answer could not be read
 	Message         string // the provider's own words
 }
 
@@ -27,15 +27,16 @@ func (e *ProviderError) Error() string {
 }
 
 // CanFallback reports whether another model could succeed where err failed: 5xx, 429 after
-// retries, timeouts, refused connections. Not 4xx request errors, not configuration errors,
-// not a cancelled context.
+// retries, timeouts, refused connections, an answer that could not be read (a ProviderError
+// with a 2xx status). Not 4xx request errors, not configuration errors, not a cancelled
+// context.
 func CanFallback(err error) bool {
 	if err == nil || errors.Is(err, context.Canceled) {
 		return false
 	}
 	var pe *ProviderError
 	if errors.As(err, &pe) {
-		return pe.Status == 0 || pe.Status == 408 || pe.Status == 429 || pe.Status >= 500
+		return pe.Status == 0 || pe.Status >= 200 && pe.Status < 300 || pe.Status == 408 || pe.Status == 429 || pe.Status >= 500
 	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) {
 		return true

@@ -29,6 +29,7 @@ func TestCanFallback(t *testing.T) {
 		{"429", provider(429), true},
 		{"408", provider(408), true},
 		{"no answer", provider(0), true},
+		{"an answer that could not be read", provider(200), true},
 		{"wrapped 500", fmt.Errorf("assistant %q: %w", "a", provider(500)), true},
 		{"400", provider(400), false},
 		{"401", provider(401), false},
