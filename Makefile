@@ -22,6 +22,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzValues$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s ./internal/jsonfind/
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s ./internal/ojson/
 	$(GO) test -run '^$$' -fuzz '^FuzzEncodeString$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s ./internal/ojson/
+	$(GO) test -run '^$$' -fuzz '^FuzzOutput$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s ./pkg/assistant/
 
 ## interop-deps: the npm packages of the MCP interop tests, as pinned in interop/package-lock.json,
 ## in interop/node_modules; installed again when the lock file is newer than the install.
