@@ -23,6 +23,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s ./internal/ojson/
 	$(GO) test -run '^$$' -fuzz '^FuzzEncodeString$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s ./internal/ojson/
 	$(GO) test -run '^$$' -fuzz '^FuzzOutput$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s ./pkg/assistant/
+	$(GO) test -run '^$$' -fuzz '^FuzzToolArgs$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s ./pkg/assistant/
+	$(GO) test -run '^$$' -fuzz '^FuzzFuncArgs$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s ./pkg/tool/
 
 ## interop-deps: the npm packages of the MCP interop tests, as pinned in interop/package-lock.json,
 ## in interop/node_modules; installed again when the lock file is newer than the install.
