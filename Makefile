@@ -24,6 +24,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzEncodeString$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s ./internal/ojson/
 	$(GO) test -run '^$$' -fuzz '^FuzzOutput$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s ./pkg/assistant/
 	$(GO) test -run '^$$' -fuzz '^FuzzToolArgs$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s ./pkg/assistant/
+	$(GO) test -run '^$$' -fuzz '^FuzzResume$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s ./pkg/assistant/
 	$(GO) test -run '^$$' -fuzz '^FuzzFuncArgs$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s ./pkg/tool/
 
 ## interop-deps: the npm packages of the MCP interop tests, as pinned in interop/package-lock.json,
