@@ -26,6 +26,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzToolArgs$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s ./pkg/assistant/
 	$(GO) test -run '^$$' -fuzz '^FuzzResume$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s ./pkg/assistant/
 	$(GO) test -run '^$$' -fuzz '^FuzzFuncArgs$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s ./pkg/tool/
+	$(GO) test -run '^$$' -fuzz '^FuzzUnmarshalMessages$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s ./pkg/chat/
 
 ## interop-deps: the npm packages of the MCP interop tests, as pinned in interop/package-lock.json,
 ## in interop/node_modules; installed again when the lock file is newer than the install.
