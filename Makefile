@@ -27,6 +27,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzResume$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s ./pkg/assistant/
 	$(GO) test -run '^$$' -fuzz '^FuzzFuncArgs$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s ./pkg/tool/
 	$(GO) test -run '^$$' -fuzz '^FuzzUnmarshalMessages$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s ./pkg/chat/
+	$(GO) test -run '^$$' -fuzz '^FuzzCallTool$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s ./pkg/mcpbridge/
+	$(GO) test -run '^$$' -fuzz '^FuzzGetPrompt$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s ./pkg/mcpbridge/
 
 ## interop-deps: the npm packages of the MCP interop tests, as pinned in interop/package-lock.json,
 ## in interop/node_modules; installed again when the lock file is newer than the install.
