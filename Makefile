@@ -27,6 +27,13 @@ fuzz:
 	GO=$(GO) scripts/fuzz-one ./internal/jsonfind/ FuzzValues $(FUZZTIME)
 	GO=$(GO) scripts/fuzz-one ./internal/ojson/ FuzzParse $(FUZZTIME)
 	GO=$(GO) scripts/fuzz-one ./internal/ojson/ FuzzEncodeString $(FUZZTIME)
+	GO=$(GO) scripts/fuzz-one ./pkg/assistant/ FuzzOutput $(FUZZTIME)
+	GO=$(GO) scripts/fuzz-one ./pkg/assistant/ FuzzToolArgs $(FUZZTIME)
+	GO=$(GO) scripts/fuzz-one ./pkg/assistant/ FuzzResume $(FUZZTIME)
+	GO=$(GO) scripts/fuzz-one ./pkg/tool/ FuzzFuncArgs $(FUZZTIME)
+	GO=$(GO) scripts/fuzz-one ./pkg/chat/ FuzzUnmarshalMessages $(FUZZTIME)
+	GO=$(GO) scripts/fuzz-one ./pkg/mcpbridge/ FuzzCallTool $(FUZZTIME)
+	GO=$(GO) scripts/fuzz-one ./pkg/mcpbridge/ FuzzGetPrompt $(FUZZTIME)
 
 ## interop-deps: the npm packages of the MCP interop tests, as pinned in interop/package-lock.json,
 ## in interop/node_modules; installed again when the lock file is newer than the install.

@@ -94,7 +94,13 @@ func loadPart(p storedPart) (llms.ContentPart, error) {
 	case "image_url":
 		return llms.ImageURLContent{URL: p.URL, Detail: p.Detail}, nil
 	case "binary":
-		return llms.BinaryContent{MIMEType: p.MIMEType, Data: p.Data}, nil
+		// No data is nil, however it was written: encoding/json decodes "data":"" as an empty
+		// slice, which MarshalMessages leaves out, so that it would come back nil the next time.
+		data := p.Data
+		if len(data) == 0 {
+			data = nil
+		}
+		return llms.BinaryContent{MIMEType: p.MIMEType, Data: data}, nil
 	case "tool_call":
 		return llms.ToolCall{ID: p.ID, Type: p.CallType, FunctionCall: &llms.FunctionCall{Name: p.Name, Arguments: p.Arguments}}, nil
 	case "tool_result":

@@ -27,15 +27,18 @@ type forecast struct {
 
 // forecastTool is a tool.Typed: its result is a struct.
 func forecastTool() tool.Tool {
-	return tool.Func("forecast", "The weather forecast of a city.", func(_ context.Context, in forecastIn) (forecast, error) {
-		switch in.City {
-		case "Atlantis":
-			return forecast{}, errors.New("no forecast for Atlantis: it is under the sea; ask for a city on land")
-		case "Boom":
-			panic("the weather machine broke: key=sk-secret")
-		}
-		return forecast{City: in.City, HighC: 24.5}, nil
-	})
+	return tool.Func("forecast", "The weather forecast of a city.", forecastFor)
+}
+
+// forecastFor is the forecast tool's function: it fails for Atlantis and panics for Boom.
+func forecastFor(_ context.Context, in forecastIn) (forecast, error) {
+	switch in.City {
+	case "Atlantis":
+		return forecast{}, errors.New("no forecast for Atlantis: it is under the sea; ask for a city on land")
+	case "Boom":
+		panic("the weather machine broke: key=sk-secret")
+	}
+	return forecast{City: in.City, HighC: 24.5}, nil
 }
 
 // echoTool is a tool whose result is text.
