@@ -573,3 +573,25 @@ func TestNewAccountIsTheOneTopAccountOfItsLedger(t *testing.T) {
 	}()
 	l.Open(nil, "other", nil)
 }
+
+func TestRequestsLeftIsTheFewestOfAnyLevel(t *testing.T) {
+	t.Parallel()
+	l := usage.NewLedger(usage.Limits{MaxRequests: 5})
+	top := l.Open(nil, "top", nil)
+	child := l.Open(top, "child", &usage.Limits{MaxRequests: 2})
+	reserveRequests(t, child, 2)
+	if got := child.RequestsLeft(); got != 0 {
+		t.Errorf("child.RequestsLeft() = %d, want 0: its own 2 are spent, whatever the ledger has left", got)
+	}
+	if got := top.RequestsLeft(); got != 3 {
+		t.Errorf("top.RequestsLeft() = %d, want 3", got)
+	}
+}
+
+func TestAnEmptyReportHasEmptyMaps(t *testing.T) {
+	t.Parallel()
+	r := usage.NewLedger(usage.Limits{}).Open(nil, "idle", nil).Report()
+	if len(r.ByAgent) != 0 || len(r.ByModel) != 0 || r.ByAgent == nil || r.ByModel == nil {
+		t.Errorf("the report of an account that recorded nothing = %+v; want empty, non-nil maps", r)
+	}
+}
