@@ -4,7 +4,7 @@ GO          ?= go
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 PKGS        := ./...
 
-.PHONY: test vet lint fmt fmt-check bench cover fuzz quickstart interop-deps reliability
+.PHONY: test vet lint fmt fmt-check bench cover fuzz quickstart interop-deps reliability mutation
 
 ## test: everything CI checks — formatting, vet, staticcheck, the race-enabled test suite (with
 ## the MCP interop tests, which need Node.js: see interop-deps; and the Redis chat store's, which
@@ -18,6 +18,11 @@ test: interop-deps fmt-check vet lint
 ## each), ending with a line "reliability: N passed, M failed".
 reliability:
 	GO=$(GO) CADRE_NO_REDIS=1 scripts/reliability
+
+## mutation: mutation testing (gremlins) of usage, chat, the factory's transport and assistant:
+## killed, lived and efficacy per package, then the survivors. Slow (PKGS=... to choose).
+mutation:
+	GO=$(GO) scripts/mutation
 
 FUZZTIME ?= 60s
 ## fuzz: the fuzz targets, FUZZTIME each.
