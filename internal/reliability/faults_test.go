@@ -346,3 +346,47 @@ func printMatrix(t *testing.T, results map[string]cell) {
 	sort.Strings(bad)
 	t.Logf("fault matrix (%d cells):\n%s", len(providers)*len(faults)*len(stages), b.String())
 }
+
+// TestKeyNotInAPausedState pauses a run made by the factory with the sentinel key, in a chat,
+// and scans what a paused run leaves: its state, as returned and as kept with the chat.
+func TestKeyNotInAPausedState(t *testing.T) {
+	for _, p := range providers {
+		t.Run(p.name, func(t *testing.T) {
+			m := llmtest.NewFunc(func(context.Context, llmtest.Request) llmtest.Reply {
+				return llmtest.Calls(llmtest.Call("lookup", `{"city":"Oslo"}`))
+			})
+			srv := p.serve(m, providertest.WithAPIKey(sentinel))
+			defer srv.Close()
+			doc := "providers:\n  p:\n    " + p.yaml(srv.URL()) + "\n    api_key: ${KEY}\nmodels:\n  m: { provider: p, model: test-model }\ndefault: m\n"
+			factory, err := llmfactory.Parse([]byte(doc), llmfactory.WithHTTPClient(srv.Client()),
+				llmfactory.WithProviderType("googleai", googleai.Type()),
+				llmfactory.WithEnv(func(string) (string, bool) { return sentinel, true }))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer factory.Close()
+			lookup := tool.Func("lookup", "Looks a city up.", func(context.Context, cityArgs) (string, error) { return "700000", nil })
+			store := chat.NewMemory()
+			pending := assistant.ApproverFunc(func(context.Context, assistant.ToolCall) (assistant.Decision, error) { return assistant.Pending(), nil })
+			a := assistant.New[city]("supervisor", assistant.WithModels(factory), assistant.WithTools(lookup),
+				assistant.WithStore(store), assistant.WithApproval(pending))
+			id := chat.ID{Tenant: "t", User: "u", Chat: "c"}
+			ctx, cancel := context.WithTimeout(chat.WithID(context.Background(), id), 20*time.Second)
+			defer cancel()
+			res, err := a.Run(ctx, assistant.Input{Prompt: "How many people live in Oslo?"})
+			if err != nil || res.Paused == nil {
+				t.Fatalf("err %v, Paused %v; want a pause", err, res.Paused)
+			}
+			returned, _ := json.Marshal(res.Paused)
+			kept, _ := store.State(context.Background(), id)
+			for where, b := range map[string][]byte{"the paused state": returned, "the state kept with the chat": kept} {
+				if len(b) == 0 {
+					t.Errorf("%s is empty", where)
+				}
+				if bytes.Contains(b, []byte(sentinel)) {
+					t.Errorf("the API key is in %s", where)
+				}
+			}
+		})
+	}
+}
