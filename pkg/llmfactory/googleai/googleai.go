@@ -1,7 +1,10 @@
 package googleai
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"io"
 	"net/http"
 
 	"github.com/cadrehq/cadre/pkg/llmfactory"
@@ -42,8 +45,72 @@ type keyHeader struct {
 	key  llmfactory.Secret
 }
 
+// RoundTrip adds the key, and sends the function declarations of tools that take no
+// arguments without parameters (see withoutEmptyParameters).
 func (k *keyHeader) RoundTrip(req *http.Request) (*http.Response, error) {
 	req = req.Clone(req.Context())
 	req.Header.Set("x-goog-api-key", k.key.Reveal())
+	if req.Body != nil && req.GetBody != nil {
+		body, err := req.GetBody()
+		if err != nil {
+			return nil, err
+		}
+		data, err := io.ReadAll(body)
+		body.Close()
+		if err != nil {
+			return nil, err
+		}
+		if fixed, ok := withoutEmptyParameters(data); ok {
+			req.Body = io.NopCloser(bytes.NewReader(fixed))
+			req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(fixed)), nil }
+			req.ContentLength = int64(len(fixed))
+		}
+	}
 	return k.base.RoundTrip(req)
+}
+
+// withoutEmptyParameters removes the parameters of function declarations that are an object
+// without properties, and reports whether it removed any. langchaingo's client always sends
+// a tool's parameters, and drops an empty properties map on the way: the API refuses an
+// OBJECT without properties, so a tool that takes no arguments would fail every request,
+// where the API takes a declaration without parameters.
+func withoutEmptyParameters(data []byte) ([]byte, bool) {
+	if !bytes.Contains(data, []byte(`"functionDeclarations"`)) {
+		return nil, false
+	}
+	var req map[string]json.RawMessage
+	if json.Unmarshal(data, &req) != nil {
+		return nil, false
+	}
+	var tools []map[string]json.RawMessage
+	if json.Unmarshal(req["tools"], &tools) != nil {
+		return nil, false
+	}
+	changed := false
+	for _, t := range tools {
+		var decls []map[string]json.RawMessage
+		if json.Unmarshal(t["functionDeclarations"], &decls) != nil {
+			continue
+		}
+		for _, d := range decls {
+			var params struct {
+				Type       any            `json:"type"`
+				Properties map[string]any `json:"properties"`
+			}
+			if raw, ok := d["parameters"]; ok && json.Unmarshal(raw, &params) == nil && len(params.Properties) == 0 &&
+				(params.Type == "OBJECT" || params.Type == "object" || params.Type == float64(6)) {
+				delete(d, "parameters")
+				changed = true
+			}
+		}
+		if changed {
+			t["functionDeclarations"], _ = json.Marshal(decls)
+		}
+	}
+	if !changed {
+		return nil, false
+	}
+	req["tools"], _ = json.Marshal(tools)
+	out, err := json.Marshal(req)
+	return out, err == nil
 }

@@ -193,3 +193,33 @@ func TestModelFacts(t *testing.T) {
 			m.ID, m.Provider, m.Shape, len(m.Options))
 	}
 }
+
+func TestAToolWithoutArguments(t *testing.T) {
+	t.Parallel()
+	m := llmtest.NewScripted(
+		llmtest.Reply{ToolCalls: []llms.ToolCall{llmtest.Call("now", `{}`)}},
+		llmtest.Reply{Text: `{"city":"Oslo","total":1}`},
+	)
+	_, f, _ := start(t, m)
+	now := tool.Func("now", "Says the time.", func(context.Context, struct{}) (string, error) { return "noon", nil })
+	a := assistant.New[answer]("geo", assistant.WithModels(f), assistant.WithTools(now, lookup()))
+	res, err := a.Run(ctx(t), assistant.Input{Prompt: "What time is it?"})
+	if err != nil {
+		t.Fatalf("err = %v; want a tool without arguments to be sent as the API takes it", err)
+	}
+	if got := toolResults(res.Messages); len(got) != 1 || got[0] != "noon" {
+		t.Errorf("tool results %q, want the call of now answered", got)
+	}
+}
+
+func toolResults(msgs []llms.MessageContent) []string {
+	var out []string
+	for _, m := range msgs {
+		for _, p := range m.Parts {
+			if r, ok := p.(llms.ToolCallResponse); ok {
+				out = append(out, r.Content)
+			}
+		}
+	}
+	return out
+}
