@@ -1,4 +1,4 @@
-package assistant_test
+package reliability_test
 
 import (
 	"bufio"
@@ -27,7 +27,26 @@ import (
 )
 
 // An approved call runs once, however many resumes of its pause start at the same instant: a
-// double click, a retried webhook, two instances behind a load balancer.
+// double click, a retried webhook, two instances behind a load balancer. (These tests live here,
+// not in pkg/assistant, so that the assistant's test binary — fuzzed in make test — does not
+// link the SQLite and Redis stores.)
+
+type mailArgs struct {
+	To   string `json:"to"`
+	Body string `json:"body"`
+}
+
+func fixed(d assistant.Decision) assistant.Approver {
+	return assistant.ApproverFunc(func(context.Context, assistant.ToolCall) (assistant.Decision, error) { return d, nil })
+}
+
+// testContext returns a context that ends with the test, and at the latest after a minute.
+func testContext(t *testing.T) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
 
 // sender is an assistant whose model sends one mail that needs approval, then says it did.
 // ran is called each time the mail goes out, with the chat's name.
