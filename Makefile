@@ -4,7 +4,7 @@ GO          ?= go
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 PKGS        := ./...
 
-.PHONY: test vet lint fmt fmt-check bench cover fuzz quickstart interop-deps reliability mutation
+.PHONY: test vet lint fmt fmt-check bench cover fuzz quickstart interop-deps reliability mutation soak
 
 ## test: everything CI checks — formatting, vet, staticcheck, the race-enabled test suite (with
 ## the MCP interop tests, which need Node.js: see interop-deps; and the Redis chat store's, which
@@ -23,6 +23,15 @@ reliability:
 ## killed, lived and efficacy per package, then the survivors. Slow (PKGS=... to choose).
 mutation:
 	GO=$(GO) scripts/mutation
+
+## soak: cadre under load (internal/soak), a table of figures a part: 10,000 concurrent runs
+## in the process and against a fake OpenAI API over HTTP, 1,000 MCP clients over streamable
+## HTTP, two processes appending to one chat through Redis (a redis-server of its own) and one
+## SQLite file. Everything on 127.0.0.1, each part bounded in time; it fails when an invariant
+## breaks (an error, a lost or doubled message, a goroutine left). docs/reliability.md keeps
+## the figures. Without -race, which would measure the detector.
+soak:
+	CADRE_SOAK=1 scripts/with-redis $(GO) -C internal/soak test -count=1 -timeout 15m
 
 FUZZTIME ?= 60s
 ## fuzz: the fuzz targets, FUZZTIME each.

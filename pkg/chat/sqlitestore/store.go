@@ -5,23 +5,28 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"time"
 
 	"github.com/cadrehq/cadre/pkg/chat"
 	"github.com/tmc/langchaingo/llms"
-	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
+	"modernc.org/sqlite" // the "sqlite" database/sql driver, and its errors
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // Store is a chat.Store in a SQLite file. It is safe for concurrent use by any number of
 // goroutines, and several Stores (in one process or several) may open the same file. Close
 // it when done; a closed Store answers every call with an error.
 type Store struct {
-	db *sql.DB
+	db *sql.DB // reads wait for a busy file up to SQLite's busy timeout
+	// writes holds the connection of the Store's write transactions, which do not wait in
+	// SQLite for the file's write lock: write waits, looking at the lock more often than
+	// SQLite's busy handler would.
+	writes *sql.DB
 	// writer is a token that each write of the Store holds. SQLite lets one writer in at a
-	// time anyway; queueing here is fair and quick, where SQLite's busy timeout polls, with
-	// sleeps of up to 100 ms, and lets a writer lose for seconds. Writers of other Stores and
-	// processes still meet at SQLite's lock.
+	// time anyway; queueing here is fair and quick. Writers of other Stores and processes
+	// still meet at SQLite's lock.
 	writer chan struct{}
 }
 
@@ -52,7 +57,7 @@ CREATE TABLE IF NOT EXISTS messages (
 // returns the Store that keeps chats in it. The caller must Close the Store. path names a
 // file: ":memory:" would give every pooled connection a database of its own.
 func Open(path string) (*Store, error) {
-	db, err := sql.Open("sqlite", dsn(path))
+	db, err := sql.Open("sqlite", dsn(path, lockWait))
 	if err != nil {
 		return nil, fmt.Errorf("sqlitestore: opening %s: %w", path, err)
 	}
@@ -60,16 +65,22 @@ func Open(path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("sqlitestore: preparing %s: %w", path, err)
 	}
-	return &Store{db: db, writer: make(chan struct{}, 1)}, nil
+	writes, err := sql.Open("sqlite", dsn(path, 0))
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sqlitestore: opening %s: %w", path, err)
+	}
+	writes.SetMaxOpenConns(1) // the writer token lets one write in at a time
+	return &Store{db: db, writes: writes, writer: make(chan struct{}, 1)}, nil
 }
 
 // dsn is path as a SQLite URI, with what every connection needs: WAL, so that readers do not
-// wait for a writer; a busy timeout, so that writers wait for each other instead of failing;
-// and transactions that take the write lock when they begin, so that two never deadlock
-// upgrading a read lock.
-func dsn(path string) string {
+// wait for a writer; a busy timeout, how long a statement waits for a lock held by another
+// connection before it fails; and transactions that take the write lock when they begin, so
+// that two never deadlock upgrading a read lock.
+func dsn(path string, busy time.Duration) string {
 	escaped := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
-	return "file:" + escaped + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_txlock=immediate"
+	return fmt.Sprintf("file:%s?_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_txlock=immediate", escaped, busy.Milliseconds())
 }
 
 func prepare(db *sql.DB) error {
@@ -84,7 +95,22 @@ func prepare(db *sql.DB) error {
 	return err
 }
 
-// write runs fn holding the Store's writer token, or returns ctx's error while it waits.
+// lockWait is how long a statement waits for a lock that another connection (of this Store,
+// another Store or another process) holds, before it fails with "database is locked".
+const lockWait = 10 * time.Second
+
+// lockPoll is how often a write looks at the file's write lock while another process holds
+// it. A process that writes without pause, as a Store does under load, frees the lock for
+// microseconds between two of its transactions. SQLite's busy handler looks at the lock every
+// 100 ms once it has waited a quarter of a second, and so seldom found it free: beside a busy
+// Store of another process, a write waited for seconds, and failed after lockWait (make soak;
+// TestAnAppendTakesTheLockWhenItIsFreedForAMoment). A look costs a few microseconds.
+const lockPoll = time.Millisecond
+
+// write runs fn, a write transaction on s.writes, holding the Store's writer token, or
+// returns ctx's error while it waits for the token. While another connection holds the file's
+// write lock, fn fails at once with SQLITE_BUSY having written nothing, and write runs it
+// again every lockPoll or so, for up to lockWait.
 func (s *Store) write(ctx context.Context, fn func() error) error {
 	select {
 	case s.writer <- struct{}{}:
@@ -92,12 +118,32 @@ func (s *Store) write(ctx context.Context, fn func() error) error {
 		return ctx.Err()
 	}
 	defer func() { <-s.writer }()
-	return fn()
+	deadline := time.Now().Add(lockWait)
+	for {
+		err := fn()
+		if !busy(err) || time.Now().After(deadline) {
+			return err
+		}
+		// The jitter keeps the writers of several processes from looking in step.
+		t := time.NewTimer(lockPoll/2 + rand.N(lockPoll))
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		}
+	}
+}
+
+// busy reports whether err is SQLite's "database is locked": another connection holds the lock.
+func busy(err error) bool {
+	var e *sqlite.Error
+	return errors.As(err, &e) && e.Code()&0xff == sqlite3.SQLITE_BUSY
 }
 
 // Close closes the database. Calls after Close return errors. It is safe to call once the
 // Store's other calls have returned.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error { return errors.Join(s.writes.Close(), s.db.Close()) }
 
 // Load implements chat.Store.
 func (s *Store) Load(ctx context.Context, id chat.ID) ([]llms.MessageContent, error) {
@@ -166,7 +212,7 @@ func (s *Store) Append(ctx context.Context, id chat.ID, msgs []llms.MessageConte
 }
 
 func (s *Store) appendEncoded(ctx context.Context, id chat.ID, encoded [][]byte) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.writes.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -230,7 +276,7 @@ func (s *Store) Delete(ctx context.Context, id chat.ID) error {
 }
 
 func (s *Store) deleteChat(ctx context.Context, id chat.ID) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.writes.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -277,7 +323,7 @@ func (s *Store) SetState(ctx context.Context, id chat.ID, state []byte) error {
 		value = state
 	}
 	err := s.write(ctx, func() error {
-		_, err := s.db.ExecContext(ctx, touch+`state = excluded.state`,
+		_, err := s.writes.ExecContext(ctx, touch+`state = excluded.state`,
 			id.Tenant, id.User, id.Chat, time.Now().UnixNano(), 0, value)
 		return err
 	})
@@ -308,7 +354,7 @@ func (s *Store) TakeState(ctx context.Context, id chat.ID) ([]byte, error) {
 }
 
 func (s *Store) takeState(ctx context.Context, id chat.ID) ([]byte, error) {
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.writes.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package sqlitestore_test
 
 import (
+	"context"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cadrehq/cadre/pkg/chat"
 	"github.com/cadrehq/cadre/pkg/chat/chattest"
@@ -141,6 +143,59 @@ func TestTwoStoresShareAFile(t *testing.T) {
 		if got[i].Parts[0] != got[i+1].Parts[0] || got[i].Role != llms.ChatMessageTypeHuman {
 			t.Fatalf("messages %d and %d are %v and %v: not one Append's pair", i, i+1, got[i], got[i+1])
 		}
+	}
+}
+
+// An append gets in while another process frees the file's write lock for a moment, as a
+// Store of another process does between two writes when it writes without pause. SQLite's
+// busy handler alone looks at the lock 228 ms after it was found taken, then every 100 ms: it
+// misses a lock freed in between, for as long as the other process keeps it that way. Under
+// make soak an append waited 8 s, and one that waits 10 s fails with "database is locked".
+func TestAnAppendTakesTheLockWhenItIsFreedForAMoment(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "shared.db")
+	s := open(t, path)
+	other, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	conn, err := other.Conn(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	lock := func(sql string) {
+		if _, err := conn.ExecContext(context.Background(), sql); err != nil {
+			t.Error(err)
+		}
+	}
+
+	lock("BEGIN IMMEDIATE")
+	began := time.Now()
+	appended := make(chan error, 1)
+	go func() {
+		appended <- s.Append(t.Context(), chat.ID{Chat: "c"}, []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeHuman, "hello")})
+	}()
+	// Free the lock from 265 ms to 285 ms, between two looks of SQLite's busy handler, then
+	// take it again for 3 s.
+	time.Sleep(time.Until(began.Add(265 * time.Millisecond)))
+	lock("COMMIT")
+	time.Sleep(time.Until(began.Add(285 * time.Millisecond)))
+	lock("BEGIN IMMEDIATE")
+	var appendErr error
+	select {
+	case appendErr = <-appended:
+	case <-time.After(3 * time.Second):
+		lock("COMMIT")
+		t.Fatalf("the append is still waiting: it missed the 20 ms the lock was free (%v)", <-appended)
+	}
+	lock("COMMIT")
+	if appendErr != nil {
+		t.Fatal(appendErr)
+	}
+	if waited := time.Since(began); waited > time.Second {
+		t.Errorf("the append took %v, want it done while the lock was free", waited.Round(time.Millisecond))
 	}
 }
 
