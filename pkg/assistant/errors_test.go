@@ -2,6 +2,7 @@ package assistant_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -122,5 +123,13 @@ func wantSays(t *testing.T, msg string, want []string) {
 		if !strings.Contains(msg, w) {
 			t.Errorf("%q\ndoes not say %q", msg, w)
 		}
+	}
+}
+
+func TestOutputErrorNumbersItsAttempts(t *testing.T) {
+	t.Parallel()
+	e := &assistant.OutputError{Assistant: "a", Attempts: []error{errors.New("first"), errors.New("second")}}
+	if s := e.Error(); !strings.Contains(s, "after 2 attempts; attempt 1: first; attempt 2: second") {
+		t.Errorf("Error() = %q; want each attempt numbered from 1 with its error", s)
 	}
 }

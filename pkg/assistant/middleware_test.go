@@ -322,3 +322,25 @@ func TestMiddlewareWrapsAResume(t *testing.T) {
 		t.Errorf("runs %+v, calls %q; want the run, then its resume, and each call through the middleware once", runs, calls)
 	}
 }
+
+func TestToolTurnMiddlewareThatCallsNext(t *testing.T) {
+	t.Parallel()
+	var n atomic.Int64
+	m := llmtest.NewScripted(
+		llmtest.Calls(llmtest.Call("lookup", `{}`), llmtest.Call("lookup", `{}`)),
+		llmtest.Text(`{"name":"Oslo","population":700000}`),
+	)
+	var seen [][]string
+	observe := assistant.Middleware{ToolTurn: func(ctx context.Context, turn *assistant.ToolTurn, next assistant.ToolTurnNext) ([]string, error) {
+		results, err := next(ctx, turn)
+		seen = append(seen, results)
+		return results, err
+	}}
+	a := assistant.New[city]("geo", assistant.WithModel(m), assistant.WithTools(countingTool("lookup", &n)), assistant.WithMiddleware(observe, observe))
+	if _, err := a.Run(testContext(t), assistant.Input{Prompt: "Oslo?"}); err != nil {
+		t.Fatal(err)
+	}
+	if n.Load() != 2 || len(seen) != 2 || !slices.Equal(seen[0], []string{"found", "found"}) {
+		t.Errorf("%d calls ran; the middleware saw %q; want both calls run once, seen by each of the two middlewares", n.Load(), seen)
+	}
+}
