@@ -402,3 +402,23 @@ func countRole(msgs []llms.MessageContent, role llms.ChatMessageType) int {
 	}
 	return n
 }
+
+func TestOfCandidatesOfOneLengthTheFirstsErrorIsQuoted(t *testing.T) {
+	t.Parallel()
+	errorFor := func(answer string) string {
+		a := assistant.New[city]("geo", assistant.WithModel(llmtest.NewScripted(llmtest.Text(answer)).Cycle()))
+		_, err := a.Run(testContext(t), assistant.Input{Prompt: "Oslo?"})
+		var oe *assistant.OutputError
+		if !errors.As(err, &oe) {
+			t.Fatalf("%q: err = %v, want an *OutputError", answer, err)
+		}
+		return oe.Attempts[0].Error()
+	}
+	first, second := `{"name":1}`, `{"nope":1}` // the same length, unusable for different reasons
+	if errorFor(first) == errorFor(second) {
+		t.Fatal("the two candidates fail the same way: the test cannot tell them apart")
+	}
+	if got, want := errorFor("Either "+first+" or "+second+"."), errorFor(first); got != want {
+		t.Errorf("quoted %q; want the first candidate's error %q, as the answer's likeliest meaning", got, want)
+	}
+}
