@@ -336,7 +336,11 @@ func TestToolTurnMiddlewareThatCallsNext(t *testing.T) {
 		seen = append(seen, results)
 		return results, err
 	}}
-	a := assistant.New[city]("geo", assistant.WithModel(m), assistant.WithTools(countingTool("lookup", &n)), assistant.WithMiddleware(observe, observe))
+	other := assistant.Middleware{Request: func(ctx context.Context, req *assistant.ModelRequest, next assistant.RequestNext) (model.Reply, error) {
+		return next(ctx, req)
+	}}
+	// Middleware without a ToolTurn is skipped on the way, before and between.
+	a := assistant.New[city]("geo", assistant.WithModel(m), assistant.WithTools(countingTool("lookup", &n)), assistant.WithMiddleware(other, observe, other, observe))
 	if _, err := a.Run(testContext(t), assistant.Input{Prompt: "Oslo?"}); err != nil {
 		t.Fatal(err)
 	}

@@ -422,3 +422,29 @@ func TestOfCandidatesOfOneLengthTheFirstsErrorIsQuoted(t *testing.T) {
 		t.Errorf("quoted %q; want the first candidate's error %q, as the answer's likeliest meaning", got, want)
 	}
 }
+
+func TestAFencedBlockIsTakenBeforeTheProseAroundIt(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, answer string
+		want         []int
+	}{
+		{"a citation before the block", "As in [2]:\n```json\n[1, 2, 3]\n```", []int{1, 2, 3}},
+		{"the second block when the first is not JSON", "Run:\n```sh\nls [4]\n```\nThen:\n```\n[5, 6]\n```\n", []int{5, 6}},
+		{"a block left open", "See [7].\n```json\n[8, 9]", []int{8, 9}},
+		{"a fence without a newline is prose", "```[1]```", []int{1}},
+		{"a whole answer that is JSON", "[3]", []int{3}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			a := assistant.New[[]int]("nums", assistant.WithModel(llmtest.NewScripted(llmtest.Text(tc.answer))))
+			res, err := a.Run(testContext(t), assistant.Input{Prompt: "Numbers?"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(res.Output, tc.want) {
+				t.Errorf("Output = %v, want %v from %q", res.Output, tc.want, tc.answer)
+			}
+		})
+	}
+}
