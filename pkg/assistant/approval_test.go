@@ -231,3 +231,53 @@ func TestPausedRunKeptWithItsChat(t *testing.T) {
 		t.Errorf("stored = %v, want the whole run once", got)
 	}
 }
+
+func TestAPendingDecisionPausesAgain(t *testing.T) {
+	t.Parallel()
+	var sent atomic.Int64
+	a := mailer(&sent, assistant.WithApproval(fixed(assistant.Pending()), "send_mail"))
+	res, err := a.Run(testContext(t), assistant.Input{Prompt: "mail ana"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := a.Resume(testContext(t), res.Paused, map[string]assistant.Decision{"call_mail": assistant.Pending()})
+	if err != nil || again.Stop != assistant.StopPending || sent.Load() != 0 {
+		t.Errorf("an explicit Pending: err %v, Stop %q, %d sent; want the run paused again", err, again.Stop, sent.Load())
+	}
+}
+
+func TestAPausedStateWhoseUserTurnIsOutOfItsMessagesIsDamaged(t *testing.T) {
+	t.Parallel()
+	var sent atomic.Int64
+	a := mailer(&sent, assistant.WithApproval(fixed(assistant.Pending()), "send_mail"))
+	res, err := a.Run(testContext(t), assistant.Input{Prompt: "mail ana"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := chat.UnmarshalMessages(res.Paused.Messages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, first := range []int{-1, len(msgs)} {
+		p := *res.Paused
+		p.First = first
+		if _, err := a.Resume(testContext(t), &p, map[string]assistant.Decision{"call_mail": assistant.Approved()}); err == nil || !strings.Contains(err.Error(), "damaged") {
+			t.Errorf("First = %d of %d messages: err = %v, want the state refused as damaged", first, len(msgs), err)
+		}
+	}
+	if sent.Load() != 0 {
+		t.Errorf("a damaged state ran %d calls", sent.Load())
+	}
+}
+
+func TestAnAssistantWithoutToolsOffersNone(t *testing.T) {
+	t.Parallel()
+	m := llmtest.NewScripted(llmtest.Text("Hello."))
+	a := assistant.New[string]("greeter", assistant.WithModel(m))
+	if _, err := a.Run(testContext(t), assistant.Input{Prompt: "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	if reqs := m.Requests(); len(reqs) != 1 || reqs[0].Options.Tools != nil {
+		t.Errorf("tools offered: %+v; want none at all (OpenAI refuses an empty list of tools)", reqs[0].Options.Tools)
+	}
+}
