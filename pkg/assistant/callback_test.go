@@ -4,6 +4,7 @@ import (
 	"errors"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/cadrehq/cadre/pkg/assistant"
 	"github.com/cadrehq/cadre/pkg/callback"
@@ -30,9 +31,11 @@ func TestCallbackEventsOfARun(t *testing.T) {
 	a := assistant.New[string]("observed", assistant.WithModel(m), assistant.WithTools(countingTool("lookup", &runs)),
 		assistant.WithCallback(rec))
 
+	began := time.Now()
 	if _, err := a.Run(testContext(t), assistant.Input{Prompt: "Paris?"}); err != nil {
 		t.Fatalf("Run: %v", err)
 	}
+	took := time.Since(began)
 
 	events := rec.Events()
 	if len(events) == 0 {
@@ -66,6 +69,9 @@ func TestCallbackEventsOfARun(t *testing.T) {
 	for _, e := range events {
 		if e.Time.IsZero() {
 			t.Errorf("%s event has no Time", e.Kind)
+		}
+		if e.Duration < 0 || e.Duration > took {
+			t.Errorf("%s event's Duration is %v; the whole run took %v", e.Kind, e.Duration, took)
 		}
 	}
 }

@@ -55,7 +55,7 @@ func (r *run[O]) loadChat(ctx context.Context) ([]llms.MessageContent, error) {
 
 // saveChat appends the run's messages to its chat, once, even when the run's context is done.
 func (r *run[O]) saveChat(ctx context.Context) error {
-	if !r.chat.on || r.chat.saved || len(r.msgs) <= r.first {
+	if !r.chat.on || r.chat.saved { // r.msgs holds the user's turn at least: there is always something to save
 		return nil
 	}
 	r.chat.saved = true

@@ -151,3 +151,39 @@ func TestConcurrentRunsInOneChatStayContiguous(t *testing.T) {
 		}
 	}
 }
+
+// unwritableStore is a chat store whose Append fails.
+type unwritableStore struct {
+	chat.Store
+}
+
+var errDiskFull = errors.New("disk full")
+
+func (unwritableStore) Append(context.Context, chat.ID, []llms.MessageContent) error {
+	return errDiskFull
+}
+
+// TestAChatThatCannotBeWrittenIsReported: a run whose messages cannot be saved to its chat says
+// so — beside its answer when it answered, joined to its own error when it failed.
+func TestAChatThatCannotBeWrittenIsReported(t *testing.T) {
+	t.Parallel()
+	ctx := chat.WithID(testContext(t), chat.ID{Chat: "c"})
+	store := unwritableStore{chat.NewMemory()}
+	t.Run("answered", func(t *testing.T) {
+		t.Parallel()
+		a := assistant.New[string]("a", assistant.WithModel(llmtest.NewScripted(llmtest.Text("hi"))), assistant.WithStore(store))
+		res, err := a.Run(ctx, assistant.Input{Prompt: "go"})
+		if !errors.Is(err, errDiskFull) || res == nil || res.Output != "hi" {
+			t.Errorf("Run = %v, %v; want the answer with the store's error", res, err)
+		}
+	})
+	t.Run("failed", func(t *testing.T) {
+		t.Parallel()
+		errModel := errors.New("the model is down")
+		a := assistant.New[string]("a", assistant.WithModel(llmtest.NewScripted(llmtest.Fail(errModel))), assistant.WithStore(store))
+		_, err := a.Run(ctx, assistant.Input{Prompt: "go"})
+		if !errors.Is(err, errModel) || !errors.Is(err, errDiskFull) {
+			t.Errorf("err = %v; want the run's error and the store's", err)
+		}
+	})
+}

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/cadrehq/cadre/pkg/assistant"
 	"github.com/cadrehq/cadre/pkg/callback"
@@ -147,28 +149,36 @@ func TestParallelDelegationsNeverOvershootLimits(t *testing.T) {
 func TestFinalAnswerOnLimit(t *testing.T) {
 	t.Parallel()
 	// A model that would call tools forever, and answers when told its budget is spent.
-	m := llmtest.NewFunc(func(_ context.Context, req llmtest.Request) llmtest.Reply {
-		last := req.Messages[len(req.Messages)-1]
-		if last.Role == llms.ChatMessageTypeHuman && strings.Contains(textOf(last), "budget") {
-			if len(req.Options.Tools) == 0 {
-				return llmtest.Fail(errors.New("no tool defined in a conversation with tool calls: providers reject that"))
+	// It answers in a final_result call, or in text.
+	model := func(inText bool) *llmtest.FuncModel {
+		return llmtest.NewFunc(func(_ context.Context, req llmtest.Request) llmtest.Reply {
+			last := req.Messages[len(req.Messages)-1]
+			if last.Role == llms.ChatMessageTypeHuman && strings.Contains(textOf(last), "budget") {
+				if len(req.Options.Tools) == 0 {
+					return llmtest.Fail(errors.New("no tool defined in a conversation with tool calls: providers reject that"))
+				}
+				if inText {
+					return llmtest.Text(`{"name":"Oslo","population":700000}`)
+				}
+				return llmtest.Calls(llmtest.Call("final_result", `{"name":"Oslo","population":700000}`))
 			}
-			return llmtest.Calls(llmtest.Call("final_result", `{"name":"Oslo","population":700000}`))
-		}
-		return llmtest.Calls(llmtest.Call("lookup", `{"city":"Oslo"}`))
-	})
+			return llmtest.Calls(llmtest.Call("lookup", `{"city":"Oslo"}`))
+		})
+	}
 	lookup := tool.Func("lookup", "Looks a city up.", func(_ context.Context, in cityArgs) (string, error) { return "big", nil })
 	for _, tc := range []struct {
 		name     string
 		limits   usage.Limits
 		requests int
+		inText   bool
 	}{
-		{"requests", usage.Limits{MaxRequests: 3}, 3},
-		{"tool calls", usage.Limits{MaxToolCalls: 2}, 4}, // 2 rounds of tools, one refused, the last
+		{"requests", usage.Limits{MaxRequests: 3}, 3, false},
+		{"requests, answered in text", usage.Limits{MaxRequests: 3}, 3, true},
+		{"tool calls", usage.Limits{MaxToolCalls: 2}, 4, false}, // 2 rounds of tools, one refused, the last
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			a := assistant.New[city]("geo", assistant.WithModel(m), assistant.WithTools(lookup),
+			a := assistant.New[city]("geo", assistant.WithModel(model(tc.inText)), assistant.WithTools(lookup),
 				assistant.WithLimits(tc.limits), assistant.WithFinalAnswerOnLimit())
 			res, err := a.Run(testContext(t), assistant.Input{Prompt: "Oslo?"})
 			if err != nil {
@@ -184,6 +194,9 @@ func TestFinalAnswerOnLimit(t *testing.T) {
 				t.Errorf("tool calls = %d, over the limit", res.Usage.Total.ToolCalls)
 			}
 			last := res.Messages[len(res.Messages)-3] // the budget message, the answer, its result
+			if tc.inText {
+				last = res.Messages[len(res.Messages)-2] // the budget message, the answer
+			}
 			if last.Role != llms.ChatMessageTypeHuman || !strings.Contains(textOf(last), "budget") {
 				t.Errorf("the last request did not tell the model its budget is spent: %q", textOf(last))
 			}
@@ -257,6 +270,9 @@ func TestMaxDepthCountsLevelsBelowTheTopRun(t *testing.T) {
 				}
 				if !errors.Is(err, assistant.ErrDepthLimit) {
 					t.Fatalf("a chain %d deep below the top run under WithMaxDepth(%d): err = %v, want ErrDepthLimit", levels, n, err)
+				}
+				if want := fmt.Sprintf("%d runs deep, the most is %d", levels, n); !strings.Contains(err.Error(), want) {
+					t.Errorf("err = %v; want it to say %q", err, want)
 				}
 				if got := len(leaf.Requests()); got != 0 {
 					t.Errorf("the run too deep sent %d requests, want none", got)
@@ -416,5 +432,81 @@ func TestCancelledToolErrorIsTheContextError(t *testing.T) {
 	_, err := assistant.New[string]("a", assistant.WithModel(m), assistant.WithTools(stubborn)).Run(ctx, assistant.Input{Prompt: "go"})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want context.Canceled", err)
+	}
+}
+
+// TestALimitMetInADelegatedRunCancelsItsSiblings: of two parallel delegations, one meets the
+// tree's request limit while the other waits in a tool. The waiting tool's context is
+// cancelled at once, with the limit as its cause, and the top run returns the limit's error,
+// not a cancellation.
+func TestALimitMetInADelegatedRunCancelsItsSiblings(t *testing.T) {
+	t.Parallel()
+	waiting := make(chan struct{})
+	cause := make(chan error, 1)
+	wait := tool.Func("wait", "Waits for its context.", func(ctx context.Context, _ lookupArgs) (string, error) {
+		close(waiting)
+		select {
+		case <-ctx.Done():
+			cause <- context.Cause(ctx)
+			return "", ctx.Err()
+		case <-time.After(20 * time.Second):
+			cause <- nil
+			return "waited", nil
+		}
+	})
+	// The spender's tool lets it go on only once the waiter waits, so that the limit is met
+	// while the waiter's tool runs.
+	spend := tool.Func("lookup", "Looks something up.", func(ctx context.Context, _ lookupArgs) (string, error) {
+		select {
+		case <-waiting:
+			return "found", nil
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	})
+	waiter := assistant.New[string]("waiter", assistant.WithDescription("Waits."),
+		assistant.WithModel(llmtest.NewScripted(llmtest.Calls(llmtest.Call("wait", `{}`)), llmtest.Text("waited"))),
+		assistant.WithTools(wait))
+	spender := assistant.New[string]("spender", assistant.WithDescription("Spends."),
+		assistant.WithModel(endlessModel("lookup", 1)), assistant.WithTools(spend))
+	sup := assistant.New[string]("sup",
+		assistant.WithModel(llmtest.NewScripted(
+			llmtest.Calls(llmtest.Call("waiter", `{"input":"a"}`), llmtest.Call("spender", `{"input":"b"}`)),
+			llmtest.Text("both done"))),
+		assistant.WithTools(assistant.AsTool[string](waiter), assistant.AsTool[string](spender)),
+		assistant.WithLimits(usage.Limits{MaxRequests: 6}))
+	_, err := sup.Run(testContext(t), assistant.Input{Prompt: "go"})
+	var le *usage.LimitError
+	if !errors.As(err, &le) || le.Limit != usage.LimitRequests {
+		t.Errorf("err = %v; want the *usage.LimitError the spender met", err)
+	}
+	if got := <-cause; !errors.As(got, &le) {
+		t.Errorf("the waiting tool's context ended with cause %v; want it cancelled with the limit's error", got)
+	}
+}
+
+// TestALimitMetBelowAToolThatSwallowsItEndsTheTree: a hand-written tool runs an assistant and
+// turns its failure into a result. The limit that run met still ends the tree: the top run
+// returns the limit's error, not the cancellation its own context got from it.
+func TestALimitMetBelowAToolThatSwallowsItEndsTheTree(t *testing.T) {
+	t.Parallel()
+	var n atomic.Int64
+	spender := assistant.New[string]("spender", assistant.WithModel(endlessModel("lookup", 1)), assistant.WithTools(countingTool("lookup", &n)))
+	ask := tool.Func("ask", "Asks the spender.", func(ctx context.Context, _ lookupArgs) (string, error) {
+		if _, err := spender.Run(ctx, assistant.Input{Prompt: "spend"}); err != nil {
+			return "the spender failed: " + err.Error(), nil
+		}
+		return "the spender answered", nil
+	})
+	top := llmtest.NewScripted(llmtest.Calls(llmtest.Call("ask", `{}`)), llmtest.Text("done"))
+	sup := assistant.New[string]("sup", assistant.WithModel(top), assistant.WithTools(ask),
+		assistant.WithLimits(usage.Limits{MaxRequests: 4}))
+	_, err := sup.Run(testContext(t), assistant.Input{Prompt: "go"})
+	var le *usage.LimitError
+	if !errors.As(err, &le) || le.Limit != usage.LimitRequests {
+		t.Errorf("err = %v; want the *usage.LimitError met below the tool", err)
+	}
+	if got := len(top.Requests()); got != 1 {
+		t.Errorf("the top model got %d requests; want 1: the limit ends the tree", got)
 	}
 }

@@ -16,9 +16,13 @@ type OutputError struct {
 
 func (e *OutputError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "assistant %q: the answer could not be used after %d attempts", e.Assistant, len(e.Attempts))
+	fmt.Fprintf(&b, "assistant %q: the answer could not be used", e.Assistant)
 	for i, err := range e.Attempts {
-		fmt.Fprintf(&b, "; attempt %d: %v", i+1, err)
+		sep := "; "
+		if i == 0 {
+			sep = ": "
+		}
+		fmt.Fprintf(&b, "%sattempt %d: %v", sep, i+1, err)
 	}
 	b.WriteString(" (make the instructions or the output type's descriptions clearer, or use a stronger model)")
 	return b.String()

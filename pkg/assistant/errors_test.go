@@ -129,7 +129,7 @@ func wantSays(t *testing.T, msg string, want []string) {
 func TestOutputErrorNumbersItsAttempts(t *testing.T) {
 	t.Parallel()
 	e := &assistant.OutputError{Assistant: "a", Attempts: []error{errors.New("first"), errors.New("second")}}
-	if s := e.Error(); !strings.Contains(s, "after 2 attempts; attempt 1: first; attempt 2: second") {
+	if s := e.Error(); !strings.Contains(s, "could not be used: attempt 1: first; attempt 2: second") {
 		t.Errorf("Error() = %q; want each attempt numbered from 1 with its error", s)
 	}
 }

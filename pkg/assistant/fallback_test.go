@@ -2,6 +2,7 @@ package assistant_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/cadrehq/cadre/pkg/assistant"
@@ -54,5 +55,19 @@ func TestFallbackToTheNextModelOfTheChain(t *testing.T) {
 				t.Errorf("fallback events = %+v, want one naming deep and its error", fb)
 			}
 		})
+	}
+}
+
+// TestTheLastModelsErrorNamesTheAssistantAndTheModel: when the chain's last model fails, with an
+// error another model could have fixed, the run's error says which assistant and which model.
+func TestTheLastModelsErrorNamesTheAssistantAndTheModel(t *testing.T) {
+	t.Parallel()
+	overloaded := &model.ProviderError{Provider: "openai", Model: "fast", Status: 503, Message: "overloaded"}
+	a := assistant.New[city]("geo", assistant.WithModels(model.Fixed(
+		model.Describe("deep", llmtest.NewScripted(llmtest.Fail(overloaded))),
+		model.Describe("fast", llmtest.NewScripted(llmtest.Fail(overloaded))))))
+	_, err := a.Run(testContext(t), assistant.Input{Prompt: "Oslo?"})
+	if !errors.Is(err, overloaded) || !strings.HasPrefix(err.Error(), `assistant "geo": model "fast": `) {
+		t.Errorf("err = %v; want the last model's error, naming the assistant and the model", err)
 	}
 }

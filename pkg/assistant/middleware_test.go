@@ -246,16 +246,18 @@ func TestToolTurnMiddlewareMustAnswerEveryCall(t *testing.T) {
 func TestRunMiddlewareAnswersWithoutRunning(t *testing.T) {
 	t.Parallel()
 	m := llmtest.NewScripted()
-	canned := assistant.Middleware{Run: func(ctx context.Context, run assistant.RunInfo, next assistant.RunNext) (*assistant.Response, error) {
-		return &assistant.Response{Text: `{"name":"Oslo","population":700000}`, Stop: assistant.StopAnswer}, nil
-	}}
-	a := assistant.New[city]("geo", assistant.WithModel(m))
-	res, err := a.Run(testContext(t), assistant.Input{Prompt: "Oslo?", Options: []assistant.Option{assistant.WithMiddleware(canned)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Output != (city{Name: "Oslo", Population: 700000}) || len(m.Requests()) != 0 {
-		t.Errorf("Output = %+v after %d requests; want the middleware's answer, decoded, and no request", res.Output, len(m.Requests()))
+	for _, stop := range []assistant.Stop{assistant.StopAnswer, assistant.StopLimitAnswer} {
+		canned := assistant.Middleware{Run: func(ctx context.Context, run assistant.RunInfo, next assistant.RunNext) (*assistant.Response, error) {
+			return &assistant.Response{Text: `{"name":"Oslo","population":700000}`, Stop: stop}, nil
+		}}
+		a := assistant.New[city]("geo", assistant.WithModel(m))
+		res, err := a.Run(testContext(t), assistant.Input{Prompt: "Oslo?", Options: []assistant.Option{assistant.WithMiddleware(canned)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Output != (city{Name: "Oslo", Population: 700000}) || res.Stop != stop || len(m.Requests()) != 0 {
+			t.Errorf("Output = %+v, Stop = %q after %d requests; want the middleware's answer, decoded, its Stop, and no request", res.Output, res.Stop, len(m.Requests()))
+		}
 	}
 }
 
@@ -347,4 +349,90 @@ func TestToolTurnMiddlewareThatCallsNext(t *testing.T) {
 	if n.Load() != 2 || len(seen) != 2 || !slices.Equal(seen[0], []string{"found", "found"}) {
 		t.Errorf("%d calls ran; the middleware saw %q; want both calls run once, seen by each of the two middlewares", n.Load(), seen)
 	}
+}
+
+// TestToolTurnCallOutOfRangeIsAnError: ToolTurn.Call with an index outside the turn answers
+// with an error result instead of panicking.
+func TestToolTurnCallOutOfRangeIsAnError(t *testing.T) {
+	t.Parallel()
+	var n atomic.Int64
+	m := llmtest.NewScripted(llmtest.Calls(llmtest.Call("lookup", `{}`), llmtest.Call("lookup", `{}`)), llmtest.Text("done"))
+	var outside []string
+	mw := assistant.Middleware{ToolTurn: func(ctx context.Context, turn *assistant.ToolTurn, next assistant.ToolTurnNext) ([]string, error) {
+		outside = []string{turn.Call(ctx, -1), turn.Call(ctx, len(turn.Calls))}
+		return next(ctx, turn)
+	}}
+	a := assistant.New[string]("geo", assistant.WithModel(m), assistant.WithTools(countingTool("lookup", &n)), assistant.WithMiddleware(mw))
+	if _, err := a.Run(testContext(t), assistant.Input{Prompt: "Go."}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"error: no call -1 in a turn of 2", "error: no call 2 in a turn of 2"}
+	if !slices.Equal(outside, want) || n.Load() != 2 {
+		t.Errorf("calls outside the turn gave %q, and %d calls ran; want %q and the turn's 2 calls run once", outside, n.Load(), want)
+	}
+}
+
+// TestNoToolTurnWhenEveryCallIsDenied: a turn whose calls were all denied runs nothing, so
+// tool-turn middleware does not see it; the model gets the denials.
+func TestNoToolTurnWhenEveryCallIsDenied(t *testing.T) {
+	t.Parallel()
+	var sent atomic.Int64
+	var turns atomic.Int64
+	mw := assistant.Middleware{ToolTurn: func(ctx context.Context, turn *assistant.ToolTurn, next assistant.ToolTurnNext) ([]string, error) {
+		turns.Add(1)
+		return next(ctx, turn)
+	}}
+	res, err := mailer(&sent, assistant.WithApproval(fixed(assistant.Denied("not today")), "send_mail", "lookup"),
+		assistant.WithMiddleware(mw)).Run(testContext(t), assistant.Input{Prompt: "mail ana"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if turns.Load() != 0 || sent.Load() != 0 {
+		t.Errorf("tool-turn middleware called %d times, %d mails sent; want neither for a turn of denied calls", turns.Load(), sent.Load())
+	}
+	if !strings.Contains(res.Output, "not today") {
+		t.Errorf("Output = %q; want the model told of the denials", res.Output)
+	}
+}
+
+// TestRunIDsWithoutACallback: a run has an ID for its middleware and its stream even when no
+// callback handler is set.
+func TestRunIDsWithoutACallback(t *testing.T) {
+	t.Parallel()
+	t.Run("middleware", func(t *testing.T) {
+		t.Parallel()
+		var runID, reqID string
+		mw := assistant.Middleware{
+			Run: func(ctx context.Context, info assistant.RunInfo, next assistant.RunNext) (*assistant.Response, error) {
+				runID = info.RunID
+				return next(ctx)
+			},
+			Request: func(ctx context.Context, req *assistant.ModelRequest, next assistant.RequestNext) (model.Reply, error) {
+				reqID = req.RunID
+				return next(ctx, req)
+			},
+		}
+		a := assistant.New[string]("a", assistant.WithModel(llmtest.NewScripted(llmtest.Text("hi"))), assistant.WithMiddleware(mw))
+		if _, err := a.Run(testContext(t), assistant.Input{Prompt: "go"}); err != nil {
+			t.Fatal(err)
+		}
+		if runID == "" || reqID != runID {
+			t.Errorf("RunInfo.RunID = %q, ModelRequest.RunID = %q; want one ID, not empty", runID, reqID)
+		}
+	})
+	t.Run("stream", func(t *testing.T) {
+		t.Parallel()
+		var ids []string
+		a := assistant.New[string]("a", assistant.WithModel(llmtest.NewScripted(llmtest.Text("hi"))),
+			assistant.WithStream(func(_ context.Context, c assistant.Chunk) error {
+				ids = append(ids, c.RunID)
+				return nil
+			}))
+		if _, err := a.Run(testContext(t), assistant.Input{Prompt: "go"}); err != nil {
+			t.Fatal(err)
+		}
+		if len(ids) != 1 || ids[0] == "" {
+			t.Errorf("chunks carried run IDs %q; want one chunk with the run's ID", ids)
+		}
+	})
 }

@@ -2,6 +2,7 @@ package assistant
 
 import (
 	"context"
+	"maps"
 
 	"github.com/cadrehq/cadre/pkg/callback"
 	"github.com/cadrehq/cadre/pkg/chat"
@@ -91,16 +92,21 @@ func WithTools(tools ...tool.Tool) Option {
 // WithVars sets static template values. Input.Vars override them key by key; per run,
 // WithVars does the same.
 func WithVars(vars map[string]any) Option {
-	return func(c *config) {
-		merged := make(map[string]any, len(c.vars)+len(vars))
-		for k, v := range c.vars {
-			merged[k] = v
-		}
-		for k, v := range vars {
-			merged[k] = v
-		}
-		c.vars = merged
+	return func(c *config) { c.vars = overVars(c.vars, vars) }
+}
+
+// overVars returns base with the values of over put over it, key by key, in a new map: base
+// itself when over is empty. Neither map is changed.
+func overVars(base, over map[string]any) map[string]any {
+	if len(over) == 0 {
+		return base
 	}
+	merged := maps.Clone(base)
+	if merged == nil {
+		merged = make(map[string]any, len(over))
+	}
+	maps.Copy(merged, over)
+	return merged
 }
 
 // WithLimits bounds the run and every run it delegates to. Where the context carries no

@@ -81,7 +81,7 @@ func (r *run[O]) parse(ctx context.Context, text string) error {
 		r.res.Output = zero
 	}
 	var first error
-	largest := -1
+	largest := 0 // a candidate is never empty
 	for data := range jsonCandidates(text) {
 		err := out.schema.Validate([]byte(data))
 		if err != nil && out.wrapped && out.final.Validate([]byte(data)) == nil {

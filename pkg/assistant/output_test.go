@@ -448,3 +448,21 @@ func TestAFencedBlockIsTakenBeforeTheProseAroundIt(t *testing.T) {
 		})
 	}
 }
+
+// TestToolModeFinalResultArgumentsWrittenAsText: a model in tool mode that writes
+// final_result's arguments as its text, for an output type they wrap ({"output": O}), is
+// understood at once.
+func TestToolModeFinalResultArgumentsWrittenAsText(t *testing.T) {
+	t.Parallel()
+	for _, answer := range []string{`{"output": 42}`, "Here it is: {\"output\": 42}"} {
+		m := llmtest.NewScripted(llmtest.Text(answer))
+		a := assistant.New[int]("counter", assistant.WithModel(m), assistant.WithOutputMode(assistant.OutputTool))
+		res, err := a.Run(testContext(t), assistant.Input{Prompt: "How many?"})
+		if err != nil {
+			t.Fatalf("answer %q: %v", answer, err)
+		}
+		if res.Output != 42 || len(m.Requests()) != 1 {
+			t.Errorf("answer %q: Output = %d after %d requests; want 42 at once", answer, res.Output, len(m.Requests()))
+		}
+	}
+}

@@ -32,7 +32,7 @@ type plan[O any] struct {
 	systemOnce   [3]sync.Once
 
 	chain   []model.Model     // fixed by WithModel; nil with a resolver
-	reqOpts []llms.CallOption // for chain[0] in its mode; nil with a resolver
+	reqOpts []llms.CallOption // for the chain's one model (WithModel) in its mode; nil with a resolver
 
 	tools      *toolTable
 	out        *output
@@ -209,16 +209,7 @@ func systemText(text string) llms.MessageContent {
 func (p *plan[O]) systemPrompt(vars map[string]any, mode OutputMode) (string, error) {
 	text := p.static
 	if p.instructions != nil {
-		data := p.cfg.vars
-		if len(vars) > 0 {
-			data = make(map[string]any, len(p.cfg.vars)+len(vars))
-			for k, v := range p.cfg.vars {
-				data[k] = v
-			}
-			for k, v := range vars {
-				data[k] = v
-			}
-		}
+		data := overVars(p.cfg.vars, vars)
 		if data == nil {
 			data = map[string]any{}
 		}

@@ -348,7 +348,7 @@ func (r *run[O]) attempt() int {
 // a fixed model and once per run otherwise. The tools stay in the last request at a limit:
 // a provider may reject a conversation with tool calls in it but no tool defined.
 func (r *run[O]) options(i int) ([]llms.CallOption, error) {
-	if i == 0 && r.p.reqOpts != nil {
+	if r.p.reqOpts != nil { // a chain of one model
 		return r.p.reqOpts, nil
 	}
 	if r.opts == nil {
@@ -452,20 +452,17 @@ func (r *run[O]) fail(ctx context.Context, err error) (*Result[O], error) {
 	if serr := r.saveChat(ctx); serr != nil {
 		err = errors.Join(err, serr)
 	}
+	report := r.state.account.Report()
 	var out *Result[O]
 	if r.requested {
 		var zero O
 		r.res.Output, r.res.Text, r.res.Stop = zero, "", StopError
 		r.res.Messages = r.msgs[r.first:len(r.msgs):len(r.msgs)]
-		r.res.Usage = r.state.account.Report()
+		r.res.Usage = report
 		out = &r.res
 	}
 	if r.state.handler != nil {
-		total := r.res.Usage.Total
-		if out == nil {
-			total = r.state.account.Report().Total
-		}
-		r.emit(ctx, callback.Event{Kind: callback.RunError, Model: r.res.Model, Err: err, Duration: time.Since(r.start), Usage: total})
+		r.emit(ctx, callback.Event{Kind: callback.RunError, Model: r.res.Model, Err: err, Duration: time.Since(r.start), Usage: report.Total})
 	}
 	return out, err
 }
@@ -482,9 +479,7 @@ func (r *run[O]) emit(ctx context.Context, e callback.Event) {
 // MaxToolCalls has room for all n: like calls a limit refused, calls it has no room for are not
 // counted, and a report never shows more tool calls than the limits allowed.
 func (r *run[O]) countUnrun(n int) {
-	if n > 0 {
-		_ = r.state.account.ReserveToolCalls(r.res.Model, n) // no room: not counted
-	}
+	_ = r.state.account.ReserveToolCalls(r.res.Model, n) // no room: not counted
 }
 
 // made returns how many of calls count as tool calls: all but final_result in tool mode.

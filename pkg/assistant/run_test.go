@@ -95,6 +95,28 @@ func TestRunModelStopWithToolCallsRunsNone(t *testing.T) {
 		t.Errorf("Messages are not a valid conversation: %v", err)
 	}
 	wantNotRun(t, lastToolResults(res.Messages))
+	if got := res.Usage.Total.ToolCalls; got != 2 {
+		t.Errorf("Usage.Total.ToolCalls = %d; want the 2 calls the model made, though none ran", got)
+	}
+}
+
+// TestRunModelStopCountsEveryCallButFinalResult: in a turn cut short in tool mode, the calls
+// count as tool calls but final_result.
+func TestRunModelStopCountsEveryCallButFinalResult(t *testing.T) {
+	t.Parallel()
+	var runs atomic.Int64
+	m := llmtest.NewScripted(llmtest.Reply{
+		ToolCalls:  []llms.ToolCall{llmtest.Call("lookup", `{"q":"a"}`), llmtest.Call("lookup", `{"q":"b"}`), llmtest.Call("final_result", `{"name":"Oslo"`)},
+		StopReason: "length",
+	})
+	a := assistant.New[city]("stopper", assistant.WithModel(m), assistant.WithTools(countingTool("lookup", &runs)))
+	res, err := a.Run(testContext(t), assistant.Input{Prompt: "look"})
+	if !errors.Is(err, assistant.ErrTokenLimit) || res == nil {
+		t.Fatalf("Run error = %v; want ErrTokenLimit, with the Result", err)
+	}
+	if got := res.Usage.Total.ToolCalls; got != 2 {
+		t.Errorf("Usage.Total.ToolCalls = %d; want 2: final_result is not a tool call", got)
+	}
 }
 
 // TestRunCancelledWhileTheModelThinks: cancelling the context while a request is under way

@@ -73,3 +73,17 @@ func TestTemplateMissingVarFailsBeforeAnyRequest(t *testing.T) {
 		})
 	}
 }
+
+// TestInstructionsOfOnlyAnAction: instructions that are a template action and nothing else are
+// rendered, not sent as written.
+func TestInstructionsOfOnlyAnAction(t *testing.T) {
+	t.Parallel()
+	m := llmtest.NewScripted(llmtest.Text("bonjour"))
+	a := assistant.New[string]("greeter", assistant.WithInstructions("{{.rules}}"), assistant.WithModel(m))
+	if _, err := a.Run(testContext(t), assistant.Input{Prompt: "hello", Vars: map[string]any{"rules": "Be brief."}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := systemOf(m.Requests()[0]); got != "Be brief." {
+		t.Errorf("system message = %q, want the rendered template", got)
+	}
+}

@@ -169,6 +169,14 @@ func TestToolProblemsFedBack(t *testing.T) {
 			contains: []string{"city", weatherSchema},
 		},
 		{
+			// The schema quoted back to the model is compact: its layout would cost tokens.
+			name:     "arguments refused by an indented schema",
+			tools:    []tool.Tool{rawTool{name: "weather", schema: "{\n  \"type\": \"object\",\n  \"properties\": {\"city\": {\"type\": \"string\"}},\n  \"required\": [\"city\"]\n}"}},
+			call:     llmtest.Call("weather", `{"city":5}`),
+			prefix:   "error:",
+			contains: []string{`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`},
+		},
+		{
 			name:     "missing argument",
 			tools:    []tool.Tool{weather("sunny", nil)},
 			call:     llmtest.Call("weather", `{}`),
@@ -231,6 +239,84 @@ func TestToolProblemsFedBack(t *testing.T) {
 				if len(errs) != 1 || !errs[0].Panic || errs[0].Tool != "weather" || errs[0].Err == nil {
 					t.Errorf("ToolError events = %+v, want one for weather, with Panic and Err set", errs)
 				}
+			}
+		})
+	}
+}
+
+// TestMaxParallelToolsCapsTheCallsRunningAtOnce: under WithMaxParallelTools(2), a turn of five
+// calls runs two at a time — never three.
+func TestMaxParallelToolsCapsTheCallsRunningAtOnce(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	running, peak := 0, 0
+	slow := tool.Func("slow", "Takes a moment.", func(ctx context.Context, _ stepArgs) (string, error) {
+		mu.Lock()
+		running++
+		peak = max(peak, running)
+		mu.Unlock()
+		// Wait until another call runs too (or give up), then a moment more: a third call
+		// started beside them would be seen.
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+			mu.Lock()
+			two := running >= 2
+			mu.Unlock()
+			if two {
+				break
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+		mu.Lock()
+		running--
+		mu.Unlock()
+		return "done", nil
+	})
+	var turn []llms.ToolCall
+	for i := range 5 {
+		turn = append(turn, llmtest.Call("slow", fmt.Sprintf(`{"n":%d}`, i)))
+	}
+	m := llmtest.NewScripted(llmtest.Calls(turn...), llmtest.Text("all done"))
+	a := assistant.New[string]("stepper", assistant.WithModel(m), assistant.WithTools(slow), assistant.WithMaxParallelTools(2))
+	if _, err := a.Run(testContext(t), assistant.Input{Prompt: "Run the steps."}); err != nil {
+		t.Fatal(err)
+	}
+	if peak != 2 {
+		t.Errorf("at most %d calls ran at once; want 2 under WithMaxParallelTools(2)", peak)
+	}
+}
+
+// TestAResultIsCutOnACharacterBoundary: a result at the size cap goes back whole; a longer one
+// is cut where a character starts, even when the result is not valid UTF-8.
+func TestAResultIsCutOnACharacterBoundary(t *testing.T) {
+	t.Parallel()
+	const limit = 100
+	for _, tc := range []struct {
+		name, result, want string // want: the result up to the note of the cut, or all of it
+		cut                bool
+	}{
+		{"at the cap", strings.Repeat("x", limit), strings.Repeat("x", limit), false},
+		{"a byte over the cap", strings.Repeat("x", limit+1), strings.Repeat("x", limit), true},
+		{"a character across the cap", strings.Repeat("x", limit-1) + "é", strings.Repeat("x", limit-1), true},
+		{"no character starts", strings.Repeat("\x80", 2*limit), "", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			echo := tool.Func("echo", "Echoes.", func(context.Context, lookupArgs) (string, error) { return tc.result, nil })
+			m := llmtest.NewScripted(llmtest.Calls(llmtest.Call("echo", `{}`)), llmtest.Text("done"))
+			a := assistant.New[string]("echoer", assistant.WithModel(m), assistant.WithTools(echo), assistant.WithMaxToolResult(limit))
+			if _, err := a.Run(testContext(t), assistant.Input{Prompt: "Echo."}); err != nil {
+				t.Fatal(err)
+			}
+			got := toolResultsIn(m.Requests()[1].Messages)[0].Content
+			if !tc.cut {
+				if got != tc.want {
+					t.Errorf("result = %q, want it whole", abbrev(got))
+				}
+				return
+			}
+			note := fmt.Sprintf("\n[result cut: it was %d bytes and the limit is %d", len(tc.result), limit)
+			if head, _, ok := strings.Cut(got, note); !ok || head != tc.want {
+				t.Errorf("result = %q; want %q, then the note of the cut", abbrev(got), abbrev(tc.want))
 			}
 		})
 	}

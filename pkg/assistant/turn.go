@@ -215,19 +215,17 @@ func (r *run[O]) approve(ctx context.Context, t *turn) (bool, error) {
 func (r *run[O]) runCalls(ctx context.Context, t *turn) (outcome, error) {
 	denied := t.answerDenied()
 	todo, fresh := t.toRun()
-	if len(todo) > 0 {
-		if err := r.state.account.ReserveToolCalls(r.res.Model, fresh); err != nil {
-			// Not counted: a report never shows more tool calls than the limit allowed.
-			if r.p.cfg.finalOnLimit && !r.final {
-				t.answerRest("not run: the budget for tool calls is spent")
-				r.appendResults(t)
-				r.lastRequest()
-				return goOn, nil
-			}
-			t.answerRest("not run: " + err.Error())
+	if err := r.state.account.ReserveToolCalls(r.res.Model, fresh); err != nil {
+		// Not counted: a report never shows more tool calls than the limit allowed.
+		if r.p.cfg.finalOnLimit && !r.final {
+			t.answerRest("not run: the budget for tool calls is spent")
 			r.appendResults(t)
-			return goOn, err
+			r.lastRequest()
+			return goOn, nil
 		}
+		t.answerRest("not run: " + err.Error())
+		r.appendResults(t)
+		return goOn, err
 	}
 	r.countUnrun(denied)
 	if len(todo) > 0 {
