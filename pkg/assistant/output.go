@@ -175,29 +175,24 @@ func jsonCandidates(text string) iter.Seq[string] {
 			}
 		}
 		for rest := s; ; {
-			i := strings.Index(rest, "```")
-			if i < 0 {
+			_, fenced, ok := strings.Cut(rest, "```")
+			if !ok {
 				break
 			}
-			body := rest[i+3:]
-			nl := strings.IndexByte(body, '\n')
-			if nl < 0 {
+			_, body, ok := strings.Cut(fenced, "\n") // after the fence's info string
+			if !ok {
 				break
 			}
-			body = body[nl+1:]
-			end := strings.Index(body, "```")
-			if end < 0 {
-				end = len(body)
-			}
-			if block := strings.TrimSpace(body[:end]); block != "" && json.Valid([]byte(block)) {
+			block, after, closed := strings.Cut(body, "```") // a block left open ends the answer
+			if block = strings.TrimSpace(block); block != "" && json.Valid([]byte(block)) {
 				if !yield(block) {
 					return
 				}
 			}
-			if end == len(body) {
+			if !closed {
 				break
 			}
-			rest = body[end+3:]
+			rest = after
 		}
 		for v := range jsonfind.Values(prose) {
 			if !yield(v) {

@@ -434,6 +434,8 @@ func TestAFencedBlockIsTakenBeforeTheProseAroundIt(t *testing.T) {
 		{"a block left open", "See [7].\n```json\n[8, 9]", []int{8, 9}},
 		{"a fence without a newline is prose", "```[1]```", []int{1}},
 		{"a whole answer that is JSON", "[3]", []int{3}},
+		{"a whole answer that wraps the one meant", "[[3, 4]]", []int{3, 4}},
+		{"an object that wraps the one meant", `{"numbers": [3, 4]}`, []int{3, 4}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
