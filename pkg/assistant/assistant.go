@@ -118,9 +118,10 @@ type runState struct {
 	account *usage.Account
 	handler callback.Handler
 	stream  StreamFunc
-	mw      chain // the middleware of its callers, then its own
-	depth   int   // 0 for a top run
-	tree    *tree // shared by every run of the tree
+	mw      chain         // the middleware of its callers, then its own
+	depth   int           // 0 for a top run
+	tree    *tree         // shared by every run of the tree
+	skills  *activeSkills // nil without WithSkills
 }
 
 // tree is what the runs of one delegation tree share.

@@ -50,6 +50,9 @@ func (r *run[O]) loadChat(ctx context.Context) ([]llms.MessageContent, error) {
 		return nil, fmt.Errorf("assistant %q: chat %s has a run waiting for a person's decision: Resume it first (Resume(ctx, nil, decisions))", r.p.name, id)
 	}
 	r.chat.id, r.chat.on = id, true
+	if r.p.skills != nil {
+		r.chat.skills = activatedIn(msgs)
+	}
 	return r.p.cfg.window.Apply(msgs), nil
 }
 

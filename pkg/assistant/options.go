@@ -7,6 +7,7 @@ import (
 	"github.com/cadrehq/cadre/pkg/callback"
 	"github.com/cadrehq/cadre/pkg/chat"
 	"github.com/cadrehq/cadre/pkg/model"
+	"github.com/cadrehq/cadre/pkg/skill"
 	"github.com/cadrehq/cadre/pkg/tool"
 	"github.com/cadrehq/cadre/pkg/usage"
 	"github.com/tmc/langchaingo/llms"
@@ -54,6 +55,8 @@ type config struct {
 	approvalTools []string
 
 	middleware []Middleware
+
+	skills []*skill.Skill
 }
 
 // WithInstructions sets the system prompt: a text/template rendered with the vars

@@ -35,6 +35,7 @@ type plan[O any] struct {
 	reqOpts []llms.CallOption // for the chain's one model (WithModel) in its mode; nil with a resolver
 
 	tools      *toolTable
+	skills     *skillBook // nil without WithSkills
 	out        *output
 	validators []func(context.Context, O) error
 	handler    callback.Handler
@@ -68,9 +69,20 @@ func newPlan[O any](name string, cfg config, base *plan[O]) (*plan[O], error) {
 			return nil, err
 		}
 	}
-	if base != nil && len(cfg.tools) == len(base.tools.list) {
+	tools := cfg.tools
+	if base != nil && len(cfg.skills) == len(base.cfg.skills) {
+		p.skills = base.skills
+	} else if len(cfg.skills) > 0 {
+		if p.skills, err = newSkillBook(cfg.skills, cfg.tools); err != nil {
+			return nil, err
+		}
+	}
+	if p.skills != nil {
+		tools = append(tools[:len(tools):len(tools)], p.skills.tools...)
+	}
+	if base != nil && len(cfg.tools) == len(base.cfg.tools) && p.skills == base.skills {
 		p.tools = base.tools
-	} else if p.tools, err = newToolTable(cfg.tools, !p.out.text); err != nil {
+	} else if p.tools, err = newToolTable(tools, !p.out.text); err != nil {
 		return nil, err
 	}
 	for _, v := range cfg.validators {
@@ -218,6 +230,12 @@ func (p *plan[O]) systemPrompt(vars map[string]any, mode OutputMode) (string, er
 			return "", fmt.Errorf("assistant %q: rendering its instructions: %w (give every var the template uses in WithVars or Input.Vars)", p.name, err)
 		}
 		text = b.String()
+	}
+	if p.skills != nil {
+		if text != "" {
+			text += "\n\n"
+		}
+		text += p.skills.catalog
 	}
 	if mode == OutputPrompted && !p.out.text {
 		if text == "" {

@@ -63,6 +63,9 @@ type chatSession struct {
 	id    chat.ID
 	on    bool // the run is in a chat kept by the assistant's store
 	saved bool // the run's messages were appended to it (or kept in its paused state)
+	// skills are the skills activated anywhere in the chat's history (WithSkills), found
+	// before the history window is applied.
+	skills map[string]bool
 }
 
 // run runs the plan on in: render, then call the model, record its usage, run the tools it
@@ -93,6 +96,9 @@ func (p *plan[O]) run(ctx context.Context, in Input) (*Result[O], error) {
 		return nil, err
 	}
 	defer r.closeTree()
+	if p.skills != nil {
+		system = r.openSkills(system, r.chat.skills, stored, in.History)
+	}
 	if n := len(stored) + len(in.History) + 2; n <= len(r.msgBuf)-1 {
 		r.msgs = r.msgBuf[:0] // room for the answer too; a longer run moves to a slice of 8
 	} else {
