@@ -8,9 +8,10 @@
 // tenant's or user's chat_id never reaches another's chat. [AddTool] registers a [tool.Tool] (a
 // tool.Func, an assistant wrapped by assistant.AsTool, any tool) as an MCP tool with the
 // tool's argument schema; a [tool.Typed] also declares its output schema and returns its
-// result as structured content beside the text. The server is the caller's: the bridge adds
-// to it and wraps nothing, so the caller picks the transport (stdio, streamable HTTP) and the
-// server's options.
+// result as structured content beside the text. [AddSkills] serves Agent Skills (package
+// skill) as MCP resources: each skill's SKILL.md and files, for clients to read. The server is
+// the caller's: the bridge adds to it and wraps nothing, so the caller picks the transport
+// (stdio, streamable HTTP) and the server's options.
 //
 // The bridge does not rely on the server's options to stay safe: it checks every tool call's
 // arguments against the tool's schema itself and answers a mismatch with an isError result

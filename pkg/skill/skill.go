@@ -45,6 +45,7 @@ type Skill struct {
 	Dir       string
 	fsys      fs.FS
 	resources []string
+	text      string // SKILL.md as read, with \n line ends
 }
 
 // Problem is something wrong with a skill file: where, what, and what to change.
@@ -104,7 +105,7 @@ func (p *parser) parse(folder string, data []byte) *Skill {
 	if root == nil {
 		return nil
 	}
-	s := &Skill{Instructions: strings.TrimSpace(body)}
+	s := &Skill{Instructions: strings.TrimSpace(body), text: text}
 	if !p.fields(s, root) {
 		return nil
 	}
@@ -375,6 +376,9 @@ func (p *parser) checkName(name, folder string, at int) {
 		p.report(at, "the name %q differs from the skill's folder %q: rename one so that they match", name, folder)
 	}
 }
+
+// Text returns the skill's SKILL.md as it was read (line ends as \n), front matter included.
+func (s *Skill) Text() string { return s.text }
 
 // Resources returns the paths of the files in the skill's folder, relative to it, SKILL.md
 // aside, in lexical order; none after Parse.
