@@ -29,6 +29,7 @@ func packages() map[string]string {
 		"model":        cadre + "model",
 		"providertest": cadre + "providertest",
 		"schema":       cadre + "schema",
+		"skill":        cadre + "skill",
 		"tool":         cadre + "tool",
 		"usage":        cadre + "usage",
 
@@ -44,6 +45,8 @@ func packages() map[string]string {
 		"goleak":    "go.uber.org/goleak",
 
 		"bytes":    "bytes",
+		"embed":    "embed",
+		"fs":       "io/fs",
 		"context":  "context",
 		"errors":   "errors",
 		"filepath": "path/filepath",
@@ -96,6 +99,7 @@ func Preamble() map[string]string {
 		"guide":       "var guide *assistant.Assistant[string]",
 		"mailer":      "var mailer *assistant.Assistant[string]",
 		"forecast":    "var forecast tool.Tool",
+		"skills":      "var skills []*skill.Skill // skill.Load(os.DirFS(\"skills\"), \".\")",
 		"findContact": "var findContact tool.Tool",
 		"sendEmail":   "var sendEmail tool.Tool",
 		"s":           "s := server.NewMCPServer(\"travel\", \"1.0.0\")",
