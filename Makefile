@@ -48,6 +48,7 @@ fuzz:
 	GO=$(GO) scripts/fuzz-one ./pkg/chat/ FuzzUnmarshalMessages $(FUZZTIME)
 	GO=$(GO) scripts/fuzz-one ./pkg/mcpbridge/ FuzzCallTool $(FUZZTIME)
 	GO=$(GO) scripts/fuzz-one ./pkg/mcpbridge/ FuzzGetPrompt $(FUZZTIME)
+	GO=$(GO) scripts/fuzz-one ./pkg/skill/ FuzzParse $(FUZZTIME)
 
 ## interop-deps: the npm packages of the MCP interop tests, as pinned in interop/package-lock.json,
 ## in interop/node_modules; installed again when the lock file is newer than the install.
