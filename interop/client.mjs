@@ -4,9 +4,11 @@
 //   node interop/client.mjs --http <url>
 //
 // It reads a JSON array of steps from stdin, such as
-//   [{"op":"listTools"}, {"op":"callTool","name":"forecast","arguments":{"city":"Oslo"}}]
-// (ops: listPrompts, listTools, getPrompt, callTool; name and arguments as the SDK takes them),
-// runs them in order against the server, and writes one JSON object to stdout:
+//   [{"op":"listTools"}, {"op":"callTool","name":"forecast","arguments":{"city":"Oslo"}},
+//    {"op":"listResources"}, {"op":"readResource","uri":"skill://packing-list/SKILL.md"}]
+// (ops: listPrompts, listTools, getPrompt, callTool, listResources, readResource; name,
+// arguments and uri as the SDK's methods take them), runs them in order against the server,
+// and writes one JSON object to stdout:
 //   {"server": {...}, "steps": [{"op": ..., "ok": true, "result": ...} or {"op": ..., "ok": false, "error": "..."}]}
 // A step that fails does not stop the others. The exit code is 1 only when the client cannot
 // connect or the input is wrong.
@@ -44,6 +46,10 @@ async function runStep(client, step) {
     case "callTool":
       // The SDK checks structuredContent against the tool's outputSchema (from listTools).
       return client.callTool({ name: step.name, arguments: step.arguments ?? {} });
+    case "listResources":
+      return client.listResources();
+    case "readResource":
+      return client.readResource({ uri: step.uri });
     default:
       throw new Error(`unknown op ${JSON.stringify(step.op)}`);
   }

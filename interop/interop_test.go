@@ -1,5 +1,6 @@
 // Package interop tests cadre's MCP side against other implementations: the official
-// TypeScript MCP SDK as a client of examples/mcpserver, over stdio and streamable HTTP, and
+// TypeScript MCP SDK as a client of examples/mcpserver (its prompts, its tools and the skill it
+// serves as resources), over stdio and streamable HTTP, and
 // @modelcontextprotocol/server-everything as a server whose tools an assistant imports.
 //
 // The Node packages come from package-lock.json, installed by `make interop-deps` into
@@ -97,6 +98,7 @@ type step struct {
 	Op        string         `json:"op"`
 	Name      string         `json:"name,omitempty"`
 	Arguments map[string]any `json:"arguments,omitempty"`
+	URI       string         `json:"uri,omitempty"`
 }
 
 type outcome struct {
@@ -145,6 +147,15 @@ var session = []step{
 	{Op: "getPrompt", Name: "guide", Arguments: map[string]any{"input": "Hello from Rome?", "chat_id": "c-42"}},
 	{Op: "callTool", Name: "ask_guide", Arguments: map[string]any{"input": "What do I say in Rome?"}},
 	{Op: "getPrompt", Name: "guide", Arguments: map[string]any{"input": "And in Paris?", "chat_id": "c-42"}},
+	{Op: "listResources"},
+	{Op: "readResource", URI: "skill://packing-list/SKILL.md"},
+	{Op: "readResource", URI: "skill://packing-list/references/clothing.md"},
+}
+
+// skillFiles are the files of the example's skill, by the URI it serves them at.
+var skillFiles = map[string]string{
+	"skill://packing-list/SKILL.md":               "../examples/mcpserver/skills/packing-list/SKILL.md",
+	"skill://packing-list/references/clothing.md": "../examples/mcpserver/skills/packing-list/references/clothing.md",
 }
 
 func check(t *testing.T, out []outcome) {
@@ -255,6 +266,46 @@ func check(t *testing.T, out []outcome) {
 	decode(t, out[7].Result, &guide)
 	if guide.IsError || len(guide.Content) != 1 || !strings.Contains(guide.Content[0].Text, "grazie") {
 		t.Errorf("ask_guide: %+v", guide)
+	}
+
+	// The planner's skill, served as resources: its SKILL.md and its one file, as written.
+	var resources struct {
+		Resources []struct {
+			URI      string `json:"uri"`
+			MIMEType string `json:"mimeType"`
+		}
+	}
+	decode(t, out[9].Result, &resources)
+	listed := map[string]string{}
+	for _, r := range resources.Resources {
+		listed[r.URI] = r.MIMEType
+	}
+	want := map[string]string{}
+	for uri := range skillFiles {
+		want[uri] = "text/markdown"
+	}
+	if fmt.Sprint(listed) != fmt.Sprint(want) {
+		t.Errorf("resources %v, want %v", listed, want)
+	}
+	for _, i := range []int{10, 11} {
+		uri := session[i].URI
+		data, err := os.ReadFile(skillFiles[uri])
+		if err != nil {
+			t.Fatal(err)
+		}
+		var read struct {
+			Contents []struct {
+				URI      string `json:"uri"`
+				MIMEType string `json:"mimeType"`
+				Text     string `json:"text"`
+			}
+		}
+		decode(t, out[i].Result, &read)
+		if len(read.Contents) != 1 || read.Contents[0].URI != uri || read.Contents[0].MIMEType != "text/markdown" {
+			t.Errorf("step %d, reading %s: %+v", i, uri, read.Contents)
+		} else if read.Contents[0].Text != string(data) {
+			t.Errorf("step %d, reading %s: the text is not %s:\n%s", i, uri, skillFiles[uri], read.Contents[0].Text)
+		}
 	}
 }
 

@@ -1,7 +1,10 @@
 // Command mcpserver serves two assistants over the Model Context Protocol: "planner", which
 // answers with a typed trip plan, and "guide", which answers in prose. Each is a prompt; their
 // tools (forecast, phrasebook) and the assistants wrapped as tools (plan_trip, ask_guide) are
-// tools. forecast and plan_trip are typed: they return structured content.
+// tools. forecast and plan_trip are typed: they return structured content. The planner has a
+// skill, packing-list (skills/packing-list, bundled in the binary with embed.FS), which the
+// server serves as resources too: skill://packing-list/SKILL.md and
+// skill://packing-list/references/clothing.md, for a client to read.
 //
 // It serves over stdio by default, for a desktop client that starts it:
 //
@@ -31,11 +34,13 @@
 // headers name; over stdio to tenant "" and user "". The server trusts those headers: keep it
 // on 127.0.0.1, or behind a proxy that authenticates callers and sets them.
 //
-// docs/mcp.md shows how to connect a client; docs/conversations.md explains chats.
+// docs/mcp.md shows how to connect a client; docs/conversations.md explains chats;
+// docs/skills.md explains skills.
 package main
 
 import (
 	"context"
+	"embed"
 	"errors"
 	"flag"
 	"fmt"
@@ -53,6 +58,7 @@ import (
 	"github.com/cadrehq/cadre/pkg/callback"
 	"github.com/cadrehq/cadre/pkg/llmfactory"
 	"github.com/cadrehq/cadre/pkg/mcpbridge"
+	"github.com/cadrehq/cadre/pkg/skill"
 	"github.com/mark3labs/mcp-go/server"
 )
 
@@ -101,20 +107,42 @@ func run(ctx context.Context, set settings, stdin io.Reader, stdout, stderr io.W
 	return serveHTTP(ctx, s, ln, stderr)
 }
 
+// bundled holds the planner's skills: each folder under skills/ with a SKILL.md is one.
+//
+//go:embed skills
+var bundled embed.FS
+
+// loadSkills loads the bundled skills. A problem that does not stop a skill goes to stderr, and
+// the skill is loaded; the error is for skills that cannot be read at all.
+func loadSkills(stderr io.Writer) ([]*skill.Skill, error) {
+	skills, problems, err := skill.Load(bundled, "skills")
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range problems {
+		fmt.Fprintln(stderr, "mcpserver: skill problem:", p)
+	}
+	return skills, nil
+}
+
 // newServer makes the MCP server: the assistants as prompts, their tools and the assistants
-// wrapped as tools as tools. It says which models it uses, the progress of every run, and
-// every failed request on stderr.
+// wrapped as tools as tools, the planner's skills as resources. It says which models it uses,
+// the progress of every run, and every failed request on stderr.
 func newServer(config string, chats *chatStores, stderr io.Writer) (*server.MCPServer, error) {
 	models, err := chooseModels(config, stderr)
 	if err != nil {
 		return nil, err
 	}
+	skills, err := loadSkills(stderr)
+	if err != nil {
+		return nil, err
+	}
 	progress := callback.NewProgress(stderr) // one for all runs: its count of tokens is the server's
-	planner := newPlanner(models.planner, chats.of("planner"), progress)
+	planner := newPlanner(models.planner, chats.of("planner"), progress, skills)
 	guide := newGuide(models.guide, chats.of("guide"), progress)
 
 	s := server.NewMCPServer("cadre-mcpserver", "1.0.0",
-		server.WithInstructions("Trip planning: the planner prompt and plan_trip tool plan a trip; the guide prompt and ask_guide tool answer questions about a city. Give the prompts a chat_id to continue a conversation."))
+		server.WithInstructions("Trip planning: the planner prompt and plan_trip tool plan a trip; the guide prompt and ask_guide tool answer questions about a city. Give the prompts a chat_id to continue a conversation. The skill:// resources are the planner's skills (Agent Skills): SKILL.md and the files it points to."))
 	logged := mcpbridge.WithErrorHandler(logTo(stderr))
 	for _, a := range []assistant.Agent{planner, guide} {
 		if err := mcpbridge.AddPrompt(s, a, logged, mcpbridge.WithIdentity(callerOf)); err != nil {
@@ -129,6 +157,9 @@ func newServer(config string, chats *chatStores, stderr io.Writer) (*server.MCPS
 		if err := mcpbridge.AddTool(s, t, logged); err != nil {
 			return nil, err
 		}
+	}
+	if err := mcpbridge.AddSkills(s, skills...); err != nil {
+		return nil, err
 	}
 	return s, nil
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/cadrehq/cadre/pkg/llmtest"
 	"github.com/cadrehq/cadre/pkg/providertest"
+	"github.com/cadrehq/cadre/pkg/skill"
 	"github.com/cadrehq/cadre/pkg/usage"
 	"github.com/google/go-cmp/cmp"
 	"github.com/mark3labs/mcp-go/client"
@@ -132,6 +133,8 @@ func exercise(t *testing.T, c *client.Client) {
 		t.Errorf("tools, typed or not (-want +got):\n%s", diff)
 	}
 
+	exerciseSkillResources(t, c)
+
 	user, answer := getPrompt(t, c, "planner", "Plan 4 days in Lisbon, please.")
 	var plan Plan
 	if err := json.Unmarshal([]byte(answer), &plan); err != nil {
@@ -161,6 +164,75 @@ func exercise(t *testing.T, c *client.Client) {
 	}
 	if res := callTool(t, c, "forecast", `{"city":" "}`); !res.IsError || !strings.Contains(text(res), "the city is empty") {
 		t.Errorf("tool error: isError %v, %q", res.IsError, text(res))
+	}
+}
+
+// exerciseSkillResources checks, through c, the planner's skill served as resources: the
+// resources are its SKILL.md and its one file, and reading them gives the files as they are in
+// skills/, byte for byte.
+func exerciseSkillResources(t *testing.T, c *client.Client) {
+	t.Helper()
+	ctx := testContext(t)
+	list, err := c.ListResources(ctx, mcp.ListResourcesRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, r := range list.Resources {
+		got[r.URI] = r.MIMEType
+	}
+	files := map[string]string{
+		"skill://packing-list/SKILL.md":               "skills/packing-list/SKILL.md",
+		"skill://packing-list/references/clothing.md": "skills/packing-list/references/clothing.md",
+	}
+	want := map[string]string{}
+	for uri := range files {
+		want[uri] = "text/markdown"
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("resources and their MIME types (-want +got):\n%s", diff)
+	}
+	for uri, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var req mcp.ReadResourceRequest
+		req.Params.URI = uri
+		res, err := c.ReadResource(ctx, req)
+		if err != nil {
+			t.Errorf("reading %s: %v", uri, err)
+			continue
+		}
+		if len(res.Contents) != 1 {
+			t.Errorf("reading %s: %d contents, want 1", uri, len(res.Contents))
+			continue
+		}
+		tc, ok := res.Contents[0].(mcp.TextResourceContents)
+		if !ok || tc.URI != uri || tc.MIMEType != "text/markdown" {
+			t.Errorf("reading %s: %#v, want text/markdown text at that URI", uri, res.Contents[0])
+			continue
+		}
+		if diff := cmp.Diff(string(data), tc.Text); diff != "" {
+			t.Errorf("reading %s: the text is not %s (-file +read):\n%s", uri, file, diff)
+		}
+	}
+}
+
+// The bundled skills follow the Agent Skills specification to the letter: a problem that the
+// lenient loader would only report fails here.
+func TestSkillsAreValid(t *testing.T) {
+	t.Parallel()
+	skills, err := skill.LoadStrict(os.DirFS("skills"), ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(skills) != 1 || skills[0].Name != "packing-list" || fmt.Sprint(skills[0].Resources()) != "[references/clothing.md]" {
+		t.Errorf("skills %v, want packing-list with references/clothing.md", skills)
+	}
+	var stderr strings.Builder
+	if _, err := loadSkills(&stderr); err != nil || stderr.Len() != 0 {
+		t.Errorf("loading the bundled skills: %v, stderr %q", err, stderr.String())
 	}
 }
 

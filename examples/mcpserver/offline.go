@@ -53,6 +53,9 @@ func offlineGuide() llms.Model {
 	}).NoRecord()
 }
 
+// packFor follows the rules of the planner's skill, skills/packing-list/SKILL.md. The offline
+// planner knows them already: it neither activates the skill nor reads its files, so its
+// answers are the same with the skill as without it. A real model activates it.
 func packFor(f Forecast, days int) []string {
 	var pack []string
 	if f.RainPct >= 30 {

@@ -10,6 +10,7 @@ import (
 	"github.com/cadrehq/cadre/pkg/assistant"
 	"github.com/cadrehq/cadre/pkg/callback"
 	"github.com/cadrehq/cadre/pkg/chat"
+	"github.com/cadrehq/cadre/pkg/skill"
 	"github.com/cadrehq/cadre/pkg/tool"
 )
 
@@ -46,11 +47,12 @@ type Plan struct {
 	Advice string   `json:"advice" jsonschema:"description=One or two sentences of advice for the trip"`
 }
 
-func newPlanner(model assistant.Option, chats chat.Store, progress callback.Handler) *assistant.Assistant[Plan] {
+func newPlanner(model assistant.Option, chats chat.Store, progress callback.Handler, skills []*skill.Skill) *assistant.Assistant[Plan] {
 	return assistant.New[Plan]("planner", model, assistant.WithStore(chats), assistant.WithCallback(progress),
 		assistant.WithDescription("Plans a trip to a city: checks the forecast and says what to pack."),
-		assistant.WithInstructions("You plan trips. Check the forecast of the city first, then say what to pack for the number of days asked (3 when not said), most important first, with a sentence of advice."),
+		assistant.WithInstructions("You plan trips. Check the forecast of the city first, then say what to pack for the number of days asked (3 when not said), most important first, as the packing-list skill says, with a sentence of advice."),
 		assistant.WithTools(forecastTool()),
+		assistant.WithSkills(skills...), // packing-list: activate_skill and read_skill_resource
 	)
 }
 
