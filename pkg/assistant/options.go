@@ -57,6 +57,9 @@ type config struct {
 	middleware []Middleware
 
 	skills []*skill.Skill
+
+	varsFunc   VarsFunc
+	parseInput InputParser
 }
 
 // WithInstructions sets the system prompt: a text/template rendered with the vars

@@ -74,6 +74,12 @@ func (p *plan[O]) run(ctx context.Context, in Input) (*Result[O], error) {
 	if in.Prompt == "" {
 		return nil, fmt.Errorf("assistant %q: Input.Prompt is empty: give the user's turn", p.name)
 	}
+	if p.cfg.parseInput != nil || p.cfg.varsFunc != nil {
+		var err error
+		if in, err = p.prepare(ctx, in); err != nil {
+			return nil, err
+		}
+	}
 	chain, err := p.resolve(ctx)
 	if err != nil {
 		return nil, err
