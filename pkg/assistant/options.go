@@ -60,6 +60,7 @@ type config struct {
 
 	varsFunc   VarsFunc
 	parseInput InputParser
+	examples   []any // Example[O] for the assistant's O
 }
 
 // WithInstructions sets the system prompt: a text/template rendered with the vars

@@ -36,6 +36,7 @@ type plan[O any] struct {
 
 	tools      *toolTable
 	skills     *skillBook // nil without WithSkills
+	examples   *examples  // nil without WithExamples
 	out        *output
 	validators []func(context.Context, O) error
 	handler    callback.Handler
@@ -83,6 +84,11 @@ func newPlan[O any](name string, cfg config, base *plan[O]) (*plan[O], error) {
 	if base != nil && len(cfg.tools) == len(base.cfg.tools) && p.skills == base.skills {
 		p.tools = base.tools
 	} else if p.tools, err = newToolTable(tools, !p.out.text); err != nil {
+		return nil, err
+	}
+	if base != nil && len(cfg.examples) == len(base.cfg.examples) {
+		p.examples = base.examples
+	} else if p.examples, err = newExamples[O](cfg.examples, p.out); err != nil {
 		return nil, err
 	}
 	for _, v := range cfg.validators {

@@ -105,7 +105,11 @@ func (p *plan[O]) run(ctx context.Context, in Input) (*Result[O], error) {
 	if p.skills != nil {
 		system = r.openSkills(system, r.chat.skills, stored, in.History)
 	}
-	if n := len(stored) + len(in.History) + 2; n <= len(r.msgBuf)-1 {
+	var shots []llms.MessageContent
+	if p.examples != nil {
+		shots = p.examples.messages(mode, p.out)
+	}
+	if n := len(shots) + len(stored) + len(in.History) + 2; n <= len(r.msgBuf)-1 {
 		r.msgs = r.msgBuf[:0] // room for the answer too; a longer run moves to a slice of 8
 	} else {
 		r.msgs = make([]llms.MessageContent, 0, n+6)
@@ -113,6 +117,7 @@ func (p *plan[O]) run(ctx context.Context, in Input) (*Result[O], error) {
 	if system.Parts != nil {
 		r.msgs = append(r.msgs, system)
 	}
+	r.msgs = append(r.msgs, shots...)
 	r.msgs = append(r.msgs, stored...)
 	r.msgs = append(r.msgs, in.History...)
 	r.first = len(r.msgs)
