@@ -449,7 +449,7 @@ func TestALimitMetInADelegatedRunCancelsItsSiblings(t *testing.T) {
 		case <-ctx.Done():
 			cause <- context.Cause(ctx)
 			return "", ctx.Err()
-		case <-time.After(20 * time.Second):
+		case <-time.After(5 * time.Second):
 			cause <- nil
 			return "waited", nil
 		}
@@ -462,6 +462,8 @@ func TestALimitMetInADelegatedRunCancelsItsSiblings(t *testing.T) {
 			return "found", nil
 		case <-ctx.Done():
 			return "", ctx.Err()
+		case <-time.After(5 * time.Second): // bounded, so that a broken delegation fails the test soon
+			return "", errors.New("the waiter never started")
 		}
 	})
 	waiter := assistant.New[string]("waiter", assistant.WithDescription("Waits."),
@@ -480,8 +482,13 @@ func TestALimitMetInADelegatedRunCancelsItsSiblings(t *testing.T) {
 	if !errors.As(err, &le) || le.Limit != usage.LimitRequests {
 		t.Errorf("err = %v; want the *usage.LimitError the spender met", err)
 	}
-	if got := <-cause; !errors.As(got, &le) {
-		t.Errorf("the waiting tool's context ended with cause %v; want it cancelled with the limit's error", got)
+	select { // the tools have returned with the run
+	case got := <-cause:
+		if !errors.As(got, &le) {
+			t.Errorf("the waiting tool's context ended with cause %v; want it cancelled with the limit's error", got)
+		}
+	default:
+		t.Error("the waiting tool never ran")
 	}
 }
 
