@@ -53,6 +53,9 @@ func (r *run[O]) loadChat(ctx context.Context) ([]llms.MessageContent, error) {
 	if r.p.skills != nil {
 		r.chat.skills = activatedIn(msgs)
 	}
+	if r.p.cfg.history == HistoryTextOnly {
+		msgs = r.p.textOnly(msgs)
+	}
 	return r.p.cfg.window.Apply(msgs), nil
 }
 

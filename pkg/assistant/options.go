@@ -61,6 +61,8 @@ type config struct {
 	varsFunc   VarsFunc
 	parseInput InputParser
 	examples   []any // Example[O] for the assistant's O
+	noRoster   bool
+	history    HistoryShape
 }
 
 // WithInstructions sets the system prompt: a text/template rendered with the vars

@@ -37,6 +37,7 @@ type plan[O any] struct {
 	tools      *toolTable
 	skills     *skillBook // nil without WithSkills
 	examples   *examples  // nil without WithExamples
+	roster     string     // the delegates, for the system prompt; "" for none
 	out        *output
 	validators []func(context.Context, O) error
 	handler    callback.Handler
@@ -91,6 +92,7 @@ func newPlan[O any](name string, cfg config, base *plan[O]) (*plan[O], error) {
 	} else if p.examples, err = newExamples[O](cfg.examples, p.out); err != nil {
 		return nil, err
 	}
+	p.roster = p.newRoster()
 	for _, v := range cfg.validators {
 		f, ok := v.(func(context.Context, O) error)
 		if !ok {
@@ -218,6 +220,14 @@ func (p *plan[O]) systemMessage(vars map[string]any, mode OutputMode) (llms.Mess
 	return systemText(text), nil
 }
 
+// paragraphs returns a and b as two paragraphs, or the one that is not empty.
+func paragraphs(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "\n\n" + b
+}
+
 func systemText(text string) llms.MessageContent {
 	return llms.MessageContent{Role: llms.ChatMessageTypeSystem, Parts: []llms.ContentPart{llms.TextContent{Text: text}}}
 }
@@ -228,6 +238,9 @@ func (p *plan[O]) systemPrompt(vars map[string]any, mode OutputMode) (string, er
 	text := p.static
 	if p.instructions != nil {
 		data := overVars(p.cfg.vars, vars)
+		if p.roster != "" {
+			data = overVars(map[string]any{"roster": p.roster}, data)
+		}
 		if data == nil {
 			data = map[string]any{}
 		}
@@ -237,11 +250,11 @@ func (p *plan[O]) systemPrompt(vars map[string]any, mode OutputMode) (string, er
 		}
 		text = b.String()
 	}
+	if p.roster != "" && !usesRoster.MatchString(p.cfg.instructions) {
+		text = paragraphs(text, p.roster)
+	}
 	if p.skills != nil {
-		if text != "" {
-			text += "\n\n"
-		}
-		text += p.skills.catalog
+		text = paragraphs(text, p.skills.catalog)
 	}
 	if mode == OutputPrompted && !p.out.text {
 		if text == "" {
