@@ -3,6 +3,7 @@ package yamlconf_test
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/cadrehq/cadre/internal/yamlconf"
 )
@@ -33,7 +34,7 @@ func Example() {
 		case "name":
 			fmt.Println("name:", v.Text)
 		case "timeout":
-			r.Duration(v)
+			r.Duration(v, time.Hour)
 		}
 	}
 	fmt.Println(r.Err())

@@ -294,13 +294,15 @@ func TestTypedValues(t *testing.T) {
 		{"90s", duration, 90 * time.Second, ""},
 		{"60", duration, time.Duration(0), `conf.yaml:1: k: "60" is not a duration (write e.g. 60s or 2m)`},
 		{"-1s", duration, time.Duration(0), `conf.yaml:1: k: "-1s": must be more than 0`},
+		{"61m", duration, time.Duration(0), `conf.yaml:1: k: "61m" is out of range (more than 0, at most 1h0m0s)`},
 		{"0.5", number, 0.5, ""},
 		{"warm", number, (*float64)(nil), `conf.yaml:1: k: "warm" is not a number (write e.g. 1)`},
 		{"3", number, (*float64)(nil), `conf.yaml:1: k: "3" is out of range (0 to 2)`},
 		{".nan", number, (*float64)(nil), `conf.yaml:1: k: ".nan" is not a number (write e.g. 1)`},
 		{"1e999", number, (*float64)(nil), `conf.yaml:1: k: "1e999" is out of range (0 to 2)`},
 		{"7", integer, 7, ""},
-		{"0", integer, (*int)(nil), `conf.yaml:1: k: "0": must be at least 1`},
+		{"0", integer, (*int)(nil), `conf.yaml:1: k: "0" is out of range (1 to 100)`},
+		{"101", integer, (*int)(nil), `conf.yaml:1: k: "101" is out of range (1 to 100)`},
 		{"4.5", integer, (*int)(nil), `conf.yaml:1: k: "4.5" is not a whole number (write e.g. 42)`},
 		{"99999999999999999999", integer, (*int)(nil), `conf.yaml:1: k: "99999999999999999999" is out of range`},
 		{"TRUE", boolean, true, ""},
@@ -326,7 +328,7 @@ func TestTypedValues(t *testing.T) {
 	}
 }
 
-func duration(r *yamlconf.Reader, v yamlconf.Value) any { return r.Duration(v) }
+func duration(r *yamlconf.Reader, v yamlconf.Value) any { return r.Duration(v, time.Hour) }
 func boolean(r *yamlconf.Reader, v yamlconf.Value) any  { return r.Bool(v) }
 func isURL(r *yamlconf.Reader, v yamlconf.Value) any    { return r.URL(v) }
 
@@ -338,7 +340,7 @@ func number(r *yamlconf.Reader, v yamlconf.Value) any {
 }
 
 func integer(r *yamlconf.Reader, v yamlconf.Value) any {
-	if i := r.Integer(v, 1, "42"); i != nil {
+	if i := r.Integer(v, 1, 100, "42"); i != nil {
 		return *i
 	}
 	return (*int)(nil)
@@ -348,7 +350,7 @@ func TestErrorsQuoteTheFileNotTheEnvironment(t *testing.T) {
 	t.Parallel()
 	const secret = "SECRET-VALUE-42"
 	v, r := value(t, "'${T}'", map[string]string{"T": secret})
-	r.Duration(v)
+	r.Duration(v, time.Hour)
 	if got, want := v.Quoted(), `the value of "${T}"`; got != want {
 		t.Errorf("Quoted() = %q, want %q", got, want)
 	}

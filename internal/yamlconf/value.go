@@ -2,6 +2,7 @@ package yamlconf
 
 import (
 	"errors"
+	"math"
 	"net/url"
 	"slices"
 	"strconv"
@@ -100,14 +101,17 @@ func (r *Reader) Texts(n *yaml.Node, path string, missing *[]string) []string {
 	return out
 }
 
-// Duration parses v as a duration of more than 0 (60s, 2m, 1m30s); 0 after recording an error.
-func (r *Reader) Duration(v Value) time.Duration {
+// Duration parses v as a duration of more than 0 and at most hi (60s, 2m, 1m30s); 0 after
+// recording an error.
+func (r *Reader) Duration(v Value, hi time.Duration) time.Duration {
 	d, err := time.ParseDuration(v.Text)
 	switch {
 	case err != nil:
 		r.Errorf(v.Node, v.Path, "%s is not a duration (write e.g. 60s or 2m)", v.Quoted())
 	case d <= 0:
 		r.Errorf(v.Node, v.Path, "%s: must be more than 0", v.Quoted())
+	case d > hi:
+		r.Errorf(v.Node, v.Path, "%s is out of range (more than 0, at most %s)", v.Quoted(), hi)
 	default:
 		return d
 	}
@@ -128,17 +132,19 @@ func (r *Reader) Number(v Value, lo, hi float64) *float64 {
 	return nil
 }
 
-// Integer parses v as a whole number of at least lo; nil after recording an error. example
-// is one to suggest in the error.
-func (r *Reader) Integer(v Value, lo int, example string) *int {
+// Integer parses v as a whole number from lo to hi (math.MaxInt for no bound); nil after
+// recording an error. example is one to suggest in the error.
+func (r *Reader) Integer(v Value, lo, hi int, example string) *int {
 	i, err := strconv.Atoi(v.Text)
 	switch {
 	case errors.Is(err, strconv.ErrRange):
 		r.Errorf(v.Node, v.Path, "%s is out of range", v.Quoted())
 	case err != nil:
 		r.Errorf(v.Node, v.Path, "%s is not a whole number (write e.g. %s)", v.Quoted(), example)
-	case i < lo:
+	case i < lo && hi == math.MaxInt:
 		r.Errorf(v.Node, v.Path, "%s: must be at least %d", v.Quoted(), lo)
+	case i < lo || i > hi:
+		r.Errorf(v.Node, v.Path, "%s is out of range (%d to %d)", v.Quoted(), lo, hi)
 	default:
 		return &i
 	}

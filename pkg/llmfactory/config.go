@@ -248,7 +248,7 @@ func (p *parser) provider(e yamlconf.Entry) *providerSpec {
 			}
 		case "timeout":
 			if v, st := p.Text(f.Val, fp, &ps.missing); st == yamlconf.Present {
-				ps.timeout = p.Duration(v)
+				ps.timeout = p.Duration(v, maxTimeout)
 			}
 		default:
 			p.UnknownKey(f, fp, providerKeys, "")
@@ -339,11 +339,11 @@ func (p *parser) model(cfg *fileConfig, e yamlconf.Entry, providersOK bool) *mod
 		case "presence_penalty":
 			ms.presencePenalty = p.Number(v, -2, 2)
 		case "max_tokens":
-			ms.maxTokens = p.Integer(v, 1, "4096")
+			ms.maxTokens = p.Integer(v, 1, maxMaxTokens, "4096")
 		case "top_k":
-			ms.topK = p.Integer(v, 1, "40")
+			ms.topK = p.Integer(v, 1, maxTopK, "40")
 		case "seed":
-			ms.seed = p.Integer(v, math.MinInt, "42")
+			ms.seed = p.Integer(v, math.MinInt, math.MaxInt, "42")
 		case "json":
 			ms.json = p.Bool(v)
 		}
@@ -417,6 +417,16 @@ func (p *parser) assistants(cfg *fileConfig, sec *yamlconf.Entry, modelsOK bool)
 	}
 }
 
+// The bounds of llm.yaml's numbers that the providers' own ranges do not give: past them, a
+// value is a mistake (a missing unit, a digit too many), not a setting.
+const (
+	maxTimeout   = time.Hour        // providers.*.timeout
+	maxMaxTokens = 10_000_000       // models.*.max_tokens
+	maxTopK      = 1000             // models.*.top_k
+	maxAttempts  = 10               // retry.max_attempts: each attempt may wait max_backoff
+	maxBackoff   = 10 * time.Minute // retry.initial_backoff and retry.max_backoff
+)
+
 // retry reads the retry section over the defaults.
 func (p *parser) retry(cfg *fileConfig, sec *yamlconf.Entry) {
 	fields, _ := p.Entries(sec.Val, "retry")
@@ -434,15 +444,15 @@ func (p *parser) retry(cfg *fileConfig, sec *yamlconf.Entry) {
 		}
 		switch f.Key {
 		case "max_attempts":
-			if n := p.Integer(v, 1, "3"); n != nil {
+			if n := p.Integer(v, 1, maxAttempts, "3"); n != nil {
 				r.MaxAttempts = *n
 			}
 		case "initial_backoff":
-			if d := p.Duration(v); d > 0 {
+			if d := p.Duration(v, maxBackoff); d > 0 {
 				r.InitialBackoff, initial = d, v
 			}
 		case "max_backoff":
-			if d := p.Duration(v); d > 0 {
+			if d := p.Duration(v, maxBackoff); d > 0 {
 				r.MaxBackoff, maxb = d, v
 			}
 		}

@@ -200,7 +200,22 @@ func badConfigs() []badConfig {
 			"providers: {openai: {}}",
 			"models:",
 			"  fast: {provider: openai, model: m, max_tokens: 0}",
-		), want: []string{`llm.yaml:3: models.fast.max_tokens: "0": must be at least 1`}},
+		), want: []string{`llm.yaml:3: models.fast.max_tokens: "0" is out of range (1 to 10000000)`}},
+		{name: "max_tokens too many", data: doc(
+			"providers: {openai: {}}",
+			"models:",
+			"  fast: {provider: openai, model: m, max_tokens: 40960000}",
+		), want: []string{`llm.yaml:3: models.fast.max_tokens: "40960000" is out of range (1 to 10000000)`}},
+		{name: "top_k too large", data: doc(
+			"providers: {openai: {}}",
+			"models:",
+			"  fast: {provider: openai, model: m, top_k: 4000}",
+		), want: []string{`llm.yaml:3: models.fast.top_k: "4000" is out of range (1 to 1000)`}},
+		{name: "timeout too long", data: doc(
+			"providers:",
+			"  openai: {timeout: 600m}",
+			"models: {fast: {provider: openai, model: m}}",
+		), want: []string{`llm.yaml:2: providers.openai.timeout: "600m" is out of range (more than 0, at most 1h0m0s)`}},
 		{name: "max_tokens not whole", data: doc(
 			"providers: {openai: {}}",
 			"models:",
@@ -339,7 +354,17 @@ func badConfigs() []badConfig {
 			"providers: {openai: {}}",
 			"models: {fast: {provider: openai, model: m}}",
 			"retry: {max_attempts: 0}",
-		), want: []string{`llm.yaml:3: retry.max_attempts: "0": must be at least 1`}},
+		), want: []string{`llm.yaml:3: retry.max_attempts: "0" is out of range (1 to 10)`}},
+		{name: "max_attempts too many", data: doc(
+			"providers: {openai: {}}",
+			"models: {fast: {provider: openai, model: m}}",
+			"retry: {max_attempts: 100}",
+		), want: []string{`llm.yaml:3: retry.max_attempts: "100" is out of range (1 to 10)`}},
+		{name: "max_backoff too long", data: doc(
+			"providers: {openai: {}}",
+			"models: {fast: {provider: openai, model: m}}",
+			"retry: {max_backoff: 1h}",
+		), want: []string{`llm.yaml:3: retry.max_backoff: "1h" is out of range (more than 0, at most 10m0s)`}},
 		{name: "initial backoff over max", data: doc(
 			"providers: {openai: {}}",
 			"models: {fast: {provider: openai, model: m}}",
