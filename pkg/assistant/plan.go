@@ -149,7 +149,15 @@ func onlyText(n *parse.ListNode) bool {
 func (p *plan[O]) modeFor(m model.Model) (OutputMode, error) {
 	if m.NoTools {
 		if len(p.tools.list) > 0 {
-			return 0, fmt.Errorf("assistant %q: model %q cannot take tools, and the assistant has %d: use a model with tool support", p.name, m.Name, len(p.tools.list))
+			names := make([]string, len(p.tools.list))
+			for i, e := range p.tools.list {
+				names[i] = e.tool.Name()
+			}
+			skills := ""
+			if p.skills != nil {
+				skills = " (WithSkills adds the skill tools)"
+			}
+			return 0, fmt.Errorf("assistant %q: model %q cannot take tools, and the assistant has %s%s: use a model with tool support", p.name, m.Name, strings.Join(names, ", "), skills)
 		}
 		if p.cfg.mode == OutputTool && !p.out.text {
 			return 0, fmt.Errorf("assistant %q: model %q cannot take tools, so OutputTool cannot work: use OutputAuto or OutputPrompted", p.name, m.Name)

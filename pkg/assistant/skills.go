@@ -41,6 +41,7 @@ const (
 	activateSkill      = "activate_skill"
 	readSkillResource  = "read_skill_resource"
 	skillContentPrefix = `<skill_content name="`
+	chatSkillsHeading  = "\n\nSkills you activated earlier in this conversation, still active: "
 )
 
 // skillBook is what an assistant knows of its skills, prepared once per plan.
@@ -108,7 +109,7 @@ func (b *skillBook) withChatSkills(system llms.MessageContent, names []string) l
 			c.WriteString(t.Text)
 		}
 	}
-	c.WriteString("\n\nSkills you activated earlier in this conversation, still active:")
+	c.WriteString(chatSkillsHeading + strings.Join(names, ", ") + ".")
 	for _, n := range names {
 		c.WriteString("\n" + b.content(b.byName[n]))
 	}
@@ -132,43 +133,47 @@ func (a *activeSkills) activate(name string) bool {
 	return true
 }
 
-// activatedIn returns the names of the skills whose instructions msgs hold: in the results of
-// activate_skill calls, and in a system message that carries a chat's active skills.
+// activatedIn returns the names of the skills whose instructions msgs hold: the results of
+// activate_skill calls that start with a skill's content, and the chat's active skills that
+// withChatSkills put in a system message. A tag quoted inside a skill's instructions counts
+// for nothing.
 func activatedIn(msgs []llms.MessageContent) map[string]bool {
 	names := map[string]bool{}
 	for _, m := range msgs {
 		for _, p := range m.Parts {
-			var text string
 			switch p := p.(type) {
 			case llms.ToolCallResponse:
-				if p.Name != activateSkill {
-					continue
+				if p.Name == activateSkill {
+					if name, ok := contentName(p.Content); ok {
+						names[name] = true
+					}
 				}
-				text = p.Content
 			case llms.TextContent:
 				if m.Role != llms.ChatMessageTypeSystem {
 					continue
 				}
-				text = p.Text
-			default:
-				continue
-			}
-			for rest := text; ; {
-				_, after, ok := strings.Cut(rest, skillContentPrefix)
-				if !ok {
-					break
+				if _, listed, ok := strings.Cut(p.Text, chatSkillsHeading); ok {
+					listed, _, _ = strings.Cut(listed, "\n")
+					for name := range strings.SplitSeq(strings.TrimSuffix(listed, "."), ", ") {
+						names[name] = true
+					}
 				}
-				name, after, ok := strings.Cut(after, `">`)
-				if !ok {
-					break
-				}
-				names[html.UnescapeString(name)] = true
-				rest = after
 			}
 		}
 	}
 	return names
 }
+
+// contentName returns the name of the skill whose content text starts with.
+func contentName(text string) (string, bool) {
+	rest, ok := strings.CutPrefix(text, skillContentPrefix)
+	if !ok {
+		return "", false
+	}
+	name, _, ok := strings.Cut(rest, `">`)
+	return html.UnescapeString(name), ok
+}
+
 
 // openSkills starts the run's set of active skills: those whose instructions the messages sent
 // hold, and those activated earlier in its chat (inChat). The latter, when the messages no

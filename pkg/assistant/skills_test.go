@@ -337,3 +337,48 @@ func TestSkillsConfigurationErrors(t *testing.T) {
 		t.Errorf("a run without the option was offered %q; want the assistant's own tools, none", got)
 	}
 }
+
+// TestAResumedRunKnowsTheChatsActiveSkills: a run that got a chat's active skills after its
+// system prompt, then paused, still knows them when it resumes; a skill whose instructions
+// merely quote another's tag does not make that one active.
+func TestAResumedRunKnowsTheChatsActiveSkills(t *testing.T) {
+	t.Parallel()
+	var sent atomic.Int64
+	send := tool.Func("send_mail", "Sends a mail.", func(_ context.Context, in mailArgs) (string, error) {
+		sent.Add(1)
+		return "sent", nil
+	})
+	ctx := chat.WithID(testContext(t), chat.ID{Chat: "c"})
+	m := llmtest.NewScripted(
+		llmtest.Calls(llmtest.Call("activate_skill", `{"name":"triage"}`), llmtest.Call("activate_skill", `{"name":"release-notes"}`)),
+		llmtest.Text("first done"),
+		llmtest.Text("second done"),
+		llmtest.Calls(llmtest.Call("send_mail", `{"to":"ana@example.com","body":"labels"}`)),
+		llmtest.Calls(llmtest.Call("activate_skill", `{"name":"triage"}`), llmtest.Call("activate_skill", `{"name":"release-notes"}`)),
+		llmtest.Text("done"),
+	)
+	opts := []assistant.Option{assistant.WithModel(m), assistant.WithTools(send), assistant.WithSkills(testSkills(t)...),
+		assistant.WithStore(chat.NewMemory()), assistant.WithHistoryWindow(chat.Window{MaxMessages: 2}),
+		assistant.WithApproval(fixed(assistant.Pending()), "send_mail")}
+	a := assistant.New[string]("triager", opts...)
+	for _, prompt := range []string{"Triage.", "Thanks."} {
+		if _, err := a.Run(ctx, assistant.Input{Prompt: prompt}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := a.Run(ctx, assistant.Input{Prompt: "Mail the labels."})
+	if err != nil || res.Paused == nil {
+		t.Fatalf("Run = %v, %v; want a pause", res, err)
+	}
+	if _, err := assistant.New[string]("triager", opts...).Resume(ctx, nil, map[string]assistant.Decision{res.Paused.Waiting()[0].ID: assistant.Approved()}); err != nil {
+		t.Fatal(err)
+	}
+	results := toolResultsIn(m.Requests()[5].Messages)
+	var got []string
+	for _, r := range results[len(results)-2:] {
+		got = append(got, r.Content)
+	}
+	if !strings.Contains(got[0], "already active") || !strings.Contains(got[1], "already active") {
+		t.Errorf("activating the chat's skills after the resume answered %q; want both said to be active", got)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"mime"
+	"net/url"
 	"path"
 	"strings"
 
@@ -14,8 +15,15 @@ import (
 )
 
 // SkillURI returns the URI under which AddSkills serves a skill's file: skill://<name>/<file>,
-// with file "SKILL.md" for the skill itself.
-func SkillURI(name, file string) string { return "skill://" + name + "/" + file }
+// with file "SKILL.md" for the skill itself, each name of the path escaped as a URI's path
+// segment is (a space as %20).
+func SkillURI(name, file string) string {
+	segments := strings.Split(file, "/")
+	for i, s := range segments {
+		segments[i] = url.PathEscape(s)
+	}
+	return "skill://" + url.PathEscape(name) + "/" + strings.Join(segments, "/")
+}
 
 // AddSkills serves skills (see package skill; the ones given to assistant.WithSkills, say) as
 // MCP resources, so that MCP clients can read them: each skill's SKILL.md as written, at
@@ -57,10 +65,15 @@ func AddSkills(s *server.MCPServer, skills ...*skill.Skill) error {
 		}
 	}
 	existing := s.ListResources()
+	uris := make(map[string]bool, len(entries))
 	for _, e := range entries {
 		if _, dup := existing[e.res.URI]; dup {
 			return fmt.Errorf("mcpbridge.AddSkills: the server already has a resource at %s", e.res.URI)
 		}
+		if uris[e.res.URI] {
+			return fmt.Errorf("mcpbridge.AddSkills: two files would be served at %s: rename a skill or a file", e.res.URI)
+		}
+		uris[e.res.URI] = true
 	}
 	for _, e := range entries {
 		handle := func(_ context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {

@@ -108,3 +108,33 @@ func TestAddSkillsRefusals(t *testing.T) {
 		t.Error("a nil server was accepted")
 	}
 }
+
+// TestSkillURIsAreEscaped: a file whose name has a space is served at a valid URI, and read
+// there.
+func TestSkillURIsAreEscaped(t *testing.T) {
+	t.Parallel()
+	if got, want := mcpbridge.SkillURI("release-notes", "references/my notes.md"), "skill://release-notes/references/my%20notes.md"; got != want {
+		t.Errorf("SkillURI = %q, want %q", got, want)
+	}
+	fsys := fstest.MapFS{
+		"skills/release-notes/SKILL.md":               {Data: []byte(releaseNotes)},
+		"skills/release-notes/references/my notes.md": {Data: []byte("Notes.\n")},
+	}
+	skills, _, err := skill.Load(fsys, "skills")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newServer()
+	if err := mcpbridge.AddSkills(s, skills...); err != nil {
+		t.Fatal(err)
+	}
+	var req mcp.ReadResourceRequest
+	req.Params.URI = "skill://release-notes/references/my%20notes.md"
+	res, err := connect(t, s).ReadResource(testContext(t), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := res.Contents[0].(mcp.TextResourceContents); !ok || got.Text != "Notes.\n" {
+		t.Errorf("read %+v", res.Contents)
+	}
+}

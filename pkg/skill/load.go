@@ -37,6 +37,11 @@ func Load(fsys fs.FS, root string) ([]*Skill, []Problem, error) {
 			return nil
 		}
 		if !d.IsDir() {
+			if d.Type()&fs.ModeSymlink != 0 {
+				if _, _, found, _ := readSkillFile(fsys, dir); found {
+					problems = append(problems, Problem{File: dir, Message: "is a symbolic link to a skill's folder, and Load does not follow links: load its target, or copy the folder here", Fatal: true})
+				}
+			}
 			return nil
 		}
 		if dir != root && strings.HasPrefix(d.Name(), ".") {

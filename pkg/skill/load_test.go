@@ -3,6 +3,8 @@ package skill_test
 import (
 	"errors"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -422,4 +424,30 @@ func TestLoadStrict(t *testing.T) {
 			t.Errorf("LoadStrict(missing root) returned error %v, want one wrapping fs.ErrNotExist", err)
 		}
 	})
+}
+
+// TestLoadReportsALinkedSkillFolder: a skill's folder reached through a symbolic link is not
+// followed, and Load says so instead of passing over it in silence.
+func TestLoadReportsALinkedSkillFolder(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	for name, f := range map[string]*fstest.MapFile{"shared/docx/SKILL.md": skillFile("docx"), "skills/pdf/SKILL.md": skillFile("pdf")} {
+		full := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("../shared/docx", filepath.Join(root, "skills", "docx")); err != nil {
+		t.Fatal(err)
+	}
+	skills, problems := mustLoad(t, os.DirFS(root), "skills")
+	if got := names(skills); len(got) != 1 || got[0] != "pdf" {
+		t.Errorf("skills %q, want pdf", got)
+	}
+	if len(problems) != 1 || problems[0].File != "skills/docx" || !problems[0].Fatal || !strings.Contains(problems[0].Message, "symbolic link") {
+		t.Errorf("problems %v; want one, fatal, saying skills/docx is a symbolic link", problems)
+	}
 }

@@ -23,8 +23,13 @@ const maxLinks = 40
 // ReadResource returns the text of the file at rel, a slash-separated path relative to the
 // skill's folder (as Resources lists them). It refuses a path that leads out of the folder
 // (ErrOutside) — symbolic links included, where the file system can read them
-// (fs.ReadLinkFS: os.DirFS can) —, a file that is not UTF-8 text, and one over
+// (fs.ReadLinkFS: os.DirFS can) —, a hidden file or folder (a name starting with a dot, as
+// .env), anything but a regular file, a file that is not UTF-8 text, and one over
 // MaxResourceBytes, with an error that says which and what to do.
+//
+// The links are checked before the file is opened: on a folder that others may change while
+// the program runs, load the skills from os.OpenRoot(dir) and its FS method, which refuses a
+// way out at every open as well.
 func (s *Skill) ReadResource(rel string) (string, error) {
 	if s.fsys == nil {
 		return "", fmt.Errorf("skill %q was not loaded from a file system: it has no resources", s.Name)
@@ -32,6 +37,9 @@ func (s *Skill) ReadResource(rel string) (string, error) {
 	full, err := s.resolve(rel)
 	if err != nil {
 		return "", err
+	}
+	if info, err := fs.Stat(s.fsys, full); err == nil && !info.IsDir() && !info.Mode().IsRegular() {
+		return "", fmt.Errorf("skill %q: %q is not a regular file: only files are read", s.Name, rel)
 	}
 	f, err := s.fsys.Open(full)
 	if err != nil {
@@ -79,6 +87,9 @@ func (s *Skill) resolve(rel string) (string, error) {
 	if clean == "." {
 		return "", fmt.Errorf("skill %q: %q is the skill's folder: give the path of a file in it, such as %s", s.Name, rel, s.example())
 	}
+	if hidden(clean) {
+		return "", fmt.Errorf("skill %q: %q is hidden (a name starting with a dot): hidden files are not read", s.Name, rel)
+	}
 	lfs, ok := s.fsys.(fs.ReadLinkFS)
 	if !ok {
 		return path.Join(s.Dir, clean), nil
@@ -110,7 +121,20 @@ func (s *Skill) resolve(rel string) (string, error) {
 		todo = append(strings.Split(path.Join(path.Dir(next), target), "/"), todo...)
 		done = ""
 	}
+	if hidden(done) {
+		return "", fmt.Errorf("skill %q: %q leads to a hidden file (a name starting with a dot): hidden files are not read", s.Name, rel)
+	}
 	return path.Join(s.Dir, done), nil
+}
+
+// hidden reports whether a name of the slash-separated path p starts with a dot.
+func hidden(p string) bool {
+	for name := range strings.SplitSeq(p, "/") {
+		if strings.HasPrefix(name, ".") && name != "." {
+			return true
+		}
+	}
+	return false
 }
 
 // example returns a resource's path to show in an error, or a made-up one.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -342,5 +343,42 @@ func TestResourcesListOnlyWhatCanBeRead(t *testing.T) {
 	want := []string{"alias.md", "references/guide.md", "references/sub/up.md"}
 	if diff := cmp.Diff(want, s.Resources()); diff != "" {
 		t.Errorf("Resources() (-want +got):\n%s", diff)
+	}
+}
+
+// TestReadResourceRefusesHiddenAndSpecialFiles: a skill's folder may hold a .env or a .git
+// beside its files; they are never read, directly or through a link, and neither is anything
+// but a regular file (a named pipe would block the read forever).
+func TestReadResourceRefusesHiddenAndSpecialFiles(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	dir := filepath.Join(root, "skills", "pdf")
+	for name, data := range map[string]string{"SKILL.md": string(skillFile("pdf").Data), ".env": secret, ".git/config": secret, "notes.md": "notes\n"} {
+		full := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(".env", filepath.Join(dir, "env.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe.md"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := loadOne(t, os.DirFS(root), "skills", "pdf")
+	if diff := cmp.Diff([]string{"notes.md"}, s.Resources()); diff != "" {
+		t.Errorf("Resources() (-want +got):\n%s", diff)
+	}
+	for rel, want := range map[string]string{".env": "hidden", ".git/config": "hidden", "./.env": "hidden", "env.md": "hidden", "pipe.md": "not a regular file"} {
+		got, err := s.ReadResource(rel)
+		if err == nil || !strings.Contains(err.Error(), want) || got != "" {
+			t.Errorf("ReadResource(%q) = %q, %v; want an error saying %q", rel, got, err, want)
+		}
+		if err != nil && strings.Contains(err.Error(), secret) {
+			t.Errorf("ReadResource(%q)'s error holds the secret", rel)
+		}
 	}
 }

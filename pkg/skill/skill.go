@@ -170,16 +170,15 @@ func (p *parser) yaml(front string) *yaml.Node {
 			return root
 		}
 		n, reason := yamlError(err)
+		if n == 0 {
+			n = 1 // yaml.v3 names no line for an error on the first
+		}
 		if fixed, key, ok := quoteColonValue(front, n); ok {
 			p.report(n+1, "the value of %s holds \": \", which YAML reads as the start of another field: put the value in quotes (%s: \"...\") or on the lines of a block (%s: >)", key, key, key)
 			front = fixed
 			continue
 		}
-		if n > 0 {
-			p.fatal(n+1, "the front matter is not valid YAML: %s", reason)
-		} else {
-			p.fatal(2, "the front matter is not valid YAML: %s", reason)
-		}
+		p.fatal(n+1, "the front matter is not valid YAML: %s", reason)
 		return nil
 	}
 	p.fatal(2, "the front matter has too many values with \": \" in them: quote them")
@@ -198,20 +197,21 @@ func yamlError(err error) (int, string) {
 	return 0, strings.TrimPrefix(msg, "yaml: ")
 }
 
-// quoteColonValue quotes the plain value of the field at line n (from 1) when it holds ": ".
+// quoteColonValue quotes the plain value of the field at line n (from 1) when it holds ": ",
+// keeping the field's indentation (a field of metadata is indented).
 func quoteColonValue(front string, n int) (fixed, key string, ok bool) {
 	lines := strings.Split(front, "\n")
 	if n < 1 || n > len(lines) {
 		return "", "", false
 	}
 	k, v, found := strings.Cut(lines[n-1], ": ")
-	v = strings.TrimSpace(v)
-	if !found || strings.HasPrefix(k, " ") || strings.ContainsAny(k, "\"'#") || !strings.Contains(v, ": ") ||
-		strings.HasPrefix(v, "\"") || strings.HasPrefix(v, "'") {
+	key, v = strings.TrimSpace(k), strings.TrimSpace(v)
+	if !found || key == "" || strings.HasPrefix(key, "-") || strings.ContainsAny(key, "\"'#:[]{}") || !strings.Contains(v, ": ") ||
+		strings.ContainsAny(v[:1], "\"'[{|>&*!") {
 		return "", "", false
 	}
 	lines[n-1] = k + ": " + strconv.Quote(v)
-	return strings.Join(lines, "\n"), k, true
+	return strings.Join(lines, "\n"), key, true
 }
 
 // line returns the file line of the field key, or 0 when it is absent.

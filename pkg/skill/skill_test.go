@@ -272,6 +272,29 @@ func conformanceRows() []conformanceRow {
 			problems: []wantProblem{{4, `unknown field "author"`, false}},
 		},
 		{
+			name:     "unquoted colon on the first line",
+			folder:   "pdf",
+			text:     skillText(body, "description: Use it when: the user has a PDF form.", "name: pdf"),
+			problems: []wantProblem{{2, `the value of description holds ": "`, false}},
+			skill: &skill.Skill{
+				Name:         "pdf",
+				Description:  "Use it when: the user has a PDF form.",
+				Instructions: "Read the form, then fill it.",
+			},
+		},
+		{
+			name:     "unquoted colon in a metadata value",
+			folder:   "pdf",
+			text:     skillText(body, "name: pdf", desc, "metadata:", "  note: see: the form"),
+			problems: []wantProblem{{5, `the value of note holds ": "`, false}},
+			skill: &skill.Skill{
+				Name:         "pdf",
+				Description:  "Fills PDF forms. Use it when a task involves a PDF form.",
+				Metadata:     map[string]string{"note": "see: the form"},
+				Instructions: "Read the form, then fill it.",
+			},
+		},
+		{
 			name:     "unquoted colon in the description",
 			folder:   "pdf",
 			text:     skillText(body, "name: pdf", "description: Fills PDF forms. Use it when: the user has a PDF form."),
