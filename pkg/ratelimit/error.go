@@ -29,10 +29,10 @@ type Error struct {
 }
 
 // newError returns the Error of a request refused by the limit scope/limit.
-func newError(agent string, c Caller, scope, limit string, max int, retry time.Duration) *Error {
+func newError(agent string, c Caller, scope, limit string, most int, retry time.Duration) *Error {
 	return &Error{
-		Agent: agent, Tenant: c.Tenant, User: c.User, Scope: scope, Limit: limit, Max: max, RetryAfter: retry,
-		limit: &usage.LimitError{Limit: limit, Max: max, Used: max, Agent: agent, RetryAfter: retry},
+		Agent: agent, Tenant: c.Tenant, User: c.User, Scope: scope, Limit: limit, Max: most, RetryAfter: retry,
+		limit: &usage.LimitError{Limit: limit, Max: most, Used: most, Agent: agent, RetryAfter: retry},
 	}
 }
 
