@@ -37,6 +37,7 @@ type fileConfig struct {
 	def        string                   // the default model's name; "" when absent
 	assistants map[string][]string      // assistant -> its chain of model names, never empty
 	retry      RetryPolicy              // defaults applied
+	rateLimits RateLimits               // zero when the file has no rate_limits
 }
 
 // providerSpec is one entry of providers. typ is always a known type.
@@ -113,7 +114,7 @@ func (m *modelSpec) callOptions() []llms.CallOption {
 
 // The keys each mapping of llm.yaml may hold, in the order the docs list them.
 var (
-	topKeys      = []string{"providers", "models", "default", "assistants", "retry"}
+	topKeys      = []string{"providers", "models", "default", "assistants", "retry", "rate_limits"}
 	providerKeys = []string{"type", "api_key", "base_url", "timeout"}
 	modelKeys    = []string{"provider", "model", "temperature", "max_tokens", "top_p", "top_k",
 		"stop", "seed", "frequency_penalty", "presence_penalty", "json"}
@@ -189,6 +190,9 @@ func (p *parser) config(root *yaml.Node) *fileConfig {
 	}
 	if sec := sections["retry"]; sec != nil {
 		p.retry(cfg, sec)
+	}
+	if sec := sections["rate_limits"]; sec != nil {
+		p.rateLimits(cfg, sec)
 	}
 	return cfg
 }

@@ -378,6 +378,40 @@ func badConfigs() []badConfig {
 			"retry:",
 			"  initial_backoff: 20s",
 		), want: []string{`llm.yaml:4: retry: initial_backoff "20s" is more than max_backoff 10s (the default)`}},
+		{name: "unknown rate_limits key", data: doc(
+			"providers: {openai: {}}",
+			"models: {fast: {provider: openai, model: m}}",
+			"rate_limits:",
+			"  tenants: {requests_per_minute: 60}",
+		), want: []string{"llm.yaml:4: rate_limits.tenants: unknown key (known: tenant, user, max_wait)"}},
+		{name: "unknown quota key", data: doc(
+			"providers: {openai: {}}",
+			"models: {fast: {provider: openai, model: m}}",
+			"rate_limits:",
+			"  user: {requests_per_hour: 60}",
+		), want: []string{"llm.yaml:4: rate_limits.user.requests_per_hour: unknown key (known: requests_per_minute, tokens_per_day)"}},
+		{name: "negative rate limit", data: doc(
+			"providers: {openai: {}}",
+			"models: {fast: {provider: openai, model: m}}",
+			"rate_limits:",
+			"  tenant:",
+			"    tokens_per_day: -1",
+		), want: []string{`llm.yaml:5: rate_limits.tenant.tokens_per_day: "-1": must be at least 0`}},
+		{name: "rate limit not a number", data: doc(
+			"providers: {openai: {}}",
+			"models: {fast: {provider: openai, model: m}}",
+			"rate_limits: {user: {requests_per_minute: lots}}",
+		), want: []string{`llm.yaml:3: rate_limits.user.requests_per_minute: "lots" is not a whole number (write e.g. 60, or 0 for no limit)`}},
+		{name: "negative max_wait", data: doc(
+			"providers: {openai: {}}",
+			"models: {fast: {provider: openai, model: m}}",
+			"rate_limits: {max_wait: -2s}",
+		), want: []string{`llm.yaml:3: rate_limits.max_wait: "-2s": must be 0 (fail at once) or more`}},
+		{name: "max_wait not a duration", data: doc(
+			"providers: {openai: {}}",
+			"models: {fast: {provider: openai, model: m}}",
+			"rate_limits: {max_wait: 2}",
+		), want: []string{`llm.yaml:3: rate_limits.max_wait: "2" is not a duration (write e.g. 2s, or 0 to fail at once)`}},
 		{name: "bad merge", data: doc(
 			"providers: {openai: {}}",
 			"models:",
@@ -501,6 +535,11 @@ func TestParseConfig(t *testing.T) {
 		"retry:",
 		"  max_attempts: 1",
 		"  max_backoff: 1m",
+		"rate_limits:",
+		"  tenant: {requests_per_minute: 600, tokens_per_day: '${TENANT_TOKENS:-5000000}'}",
+		"  user:",
+		"    requests_per_minute: 20",
+		"  max_wait: 1.5s",
 		"x-notes: anything",
 	), nil)
 	want := &fileConfig{
@@ -523,6 +562,11 @@ func TestParseConfig(t *testing.T) {
 		def:        "fast",
 		assistants: map[string][]string{"supervisor": {"deep", "fast"}, "researcher": {"small"}},
 		retry:      RetryPolicy{MaxAttempts: 1, InitialBackoff: 500 * time.Millisecond, MaxBackoff: time.Minute},
+		rateLimits: RateLimits{
+			Tenant:  RateQuota{RequestsPerMinute: 600, TokensPerDay: 5_000_000},
+			User:    RateQuota{RequestsPerMinute: 20},
+			MaxWait: 1500 * time.Millisecond,
+		},
 	}
 	if diff := cmp.Diff(want, cfg, cmpConfig); diff != "" {
 		t.Errorf("config (-want +got):\n%s", diff)
@@ -540,6 +584,9 @@ func TestParseConfigDefaults(t *testing.T) {
 	}
 	if cfg.retry != defaultRetry() {
 		t.Errorf("retry %+v; want the defaults %+v", cfg.retry, defaultRetry())
+	}
+	if cfg.rateLimits != (RateLimits{}) {
+		t.Errorf("rate limits %+v; want none", cfg.rateLimits)
 	}
 	if got := cfg.models["fast"].callOptions(); len(got) != 0 {
 		t.Errorf("a model without settings has %d call options", len(got))
@@ -774,7 +821,7 @@ func TestDocsNameEveryKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, set := range [][]string{topKeys, providerKeys, modelKeys, retryKeys} {
+	for _, set := range [][]string{topKeys, providerKeys, modelKeys, retryKeys, rateLimitKeys, quotaKeys} {
 		for _, key := range set {
 			if !strings.Contains(string(data), "`"+key+"`") {
 				t.Errorf("docs/llm-yaml.md does not document `%s`", key)

@@ -1,6 +1,7 @@
 // Package llmfactory turns an llm.yaml file into the models of cadre's assistants: which
 // provider serves each model and how to reach it, each model's default settings, each
-// assistant's model or fallback chain, and how failed requests are retried.
+// assistant's model or fallback chain, how failed requests are retried, and the rate limits
+// of each tenant and user.
 //
 // Load reads a file and Parse a document already in memory; the *Factory they return is a
 // model.Resolver, which assistant.WithModels takes:
@@ -26,6 +27,8 @@
 //	assistants:
 //	  summarizer: [small, fast] # a fallback chain, tried in order
 //	retry: { max_attempts: 3, initial_backoff: 500ms, max_backoff: 10s }
+//	rate_limits:                # read by Factory.RateLimits, for ratelimit.Middleware
+//	  user: { requests_per_minute: 20, tokens_per_day: 200000 }
 //
 // docs/llm-yaml.md in the repository documents every key; llm.yaml.example is a commented
 // file to start from.

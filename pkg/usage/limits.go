@@ -1,6 +1,9 @@
 package usage
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // Defaults for the zero fields of a Limits given to NewLedger (see Limits.Resolved).
 const (
@@ -47,21 +50,29 @@ func orDefault(v, def int) int {
 }
 
 // LimitError is returned (find it with errors.As) when a limit stops a run. Limit is one of
-// the Limit* constants; Max is the limit that was hit; Agent is the assistant whose
-// reservation failed, though the limit may belong to a run above it or to the ledger.
+// the Limit* constants, or the name of a limit kept outside the ledger (package ratelimit's
+// "requests_per_minute" and "tokens_per_day", whose errors unwrap to a LimitError); Max is
+// the limit that was hit; Agent is the assistant whose reservation failed, though the limit
+// may belong to a run above it or to the ledger.
 //
 // Used is what had been used of that limit when the reservation failed: for requests it
 // equals Max; for tool calls it is the calls reserved before the batch that did not fit (a
 // batch is reserved whole or not at all, so Used may be below Max); for tokens it may exceed
 // Max, because a response can overshoot a token limit and the next request is then refused.
+//
+// RetryAfter is zero for the ledger's limits, which hold for a whole tree and never free up.
+// A limit that frees up with time (a rate limit) sets it to how long until a request would
+// be taken again: a caller may try again after it, e.g. an HTTP server sends it as
+// Retry-After. Whatever its value, a LimitError ends the whole tree of runs.
 type LimitError struct {
-	Limit     string // "requests", "tool_calls", "input_tokens", "output_tokens", "total_tokens"
-	Max, Used int
-	Agent     string
+	Limit      string // "requests", "tool_calls", "input_tokens", "output_tokens", "total_tokens"
+	Max, Used  int
+	Agent      string
+	RetryAfter time.Duration // > 0 when the limit frees up by itself after that long
 }
 
 // Error says which limit stopped which assistant, how much was used, and which field of
-// Limits to change.
+// Limits to change; for a limit outside the ledger, when to retry (RetryAfter) if known.
 func (e *LimitError) Error() string {
 	prefix := "usage: "
 	if e.Agent != "" {
@@ -83,7 +94,11 @@ func (e *LimitError) Error() string {
 	case LimitTotalTokens:
 		what, field = tokenLimit("total", e), "MaxTotalTokens"
 	default:
-		return prefix + fmt.Sprintf("limit %q reached (used %d of max %d)", e.Limit, e.Used, e.Max)
+		what = fmt.Sprintf("limit %q reached (used %d of max %d)", e.Limit, e.Used, e.Max)
+		if e.RetryAfter > 0 {
+			what += fmt.Sprintf(": retry after %s", e.RetryAfter)
+		}
+		return prefix + what
 	}
 	return prefix + what + ": raise usage.Limits." + field + ", or set it negative for no limit"
 }

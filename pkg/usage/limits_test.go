@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -61,6 +62,8 @@ func TestLimitErrorMessage(t *testing.T) {
 			`usage: request limit reached (1 of 1 used): raise usage.Limits.MaxRequests, or set it negative for no limit`},
 		{usage.LimitError{Limit: "widgets", Max: 2, Used: 3, Agent: "a"},
 			`assistant "a": limit "widgets" reached (used 3 of max 2)`},
+		{usage.LimitError{Limit: "requests_per_minute", Max: 60, Used: 60, Agent: "a", RetryAfter: 1500 * time.Millisecond},
+			`assistant "a": limit "requests_per_minute" reached (used 60 of max 60): retry after 1.5s`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.err.Limit+"/"+tt.err.Agent, func(t *testing.T) {
