@@ -174,7 +174,6 @@ func contentName(text string) (string, bool) {
 	return html.UnescapeString(name), ok
 }
 
-
 // openSkills starts the run's set of active skills: those whose instructions the messages sent
 // hold, and those activated earlier in its chat (inChat). The latter, when the messages no
 // longer hold them, go into the system message: it returns the system message to send.

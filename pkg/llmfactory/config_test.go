@@ -396,7 +396,7 @@ func badConfigs() []badConfig {
 			"rate_limits:",
 			"  tenant:",
 			"    tokens_per_day: -1",
-		), want: []string{`llm.yaml:5: rate_limits.tenant.tokens_per_day: "-1": must be at least 0`}},
+		), want: []string{`llm.yaml:5: rate_limits.tenant.tokens_per_day: "-1" is out of range (0 to 1000000000000)`}},
 		{name: "rate limit not a number", data: doc(
 			"providers: {openai: {}}",
 			"models: {fast: {provider: openai, model: m}}",
@@ -407,6 +407,16 @@ func badConfigs() []badConfig {
 			"models: {fast: {provider: openai, model: m}}",
 			"rate_limits: {max_wait: -2s}",
 		), want: []string{`llm.yaml:3: rate_limits.max_wait: "-2s": must be 0 (fail at once) or more`}},
+		{name: "max_wait too long", data: doc(
+			"providers: {openai: {}}",
+			"models: {fast: {provider: openai, model: m}}",
+			"rate_limits: {max_wait: 2h}",
+		), want: []string{`llm.yaml:3: rate_limits.max_wait: "2h" is out of range (0 to 1h0m0s)`}},
+		{name: "requests_per_minute too many", data: doc(
+			"providers: {openai: {}}",
+			"models: {fast: {provider: openai, model: m}}",
+			"rate_limits: {user: {requests_per_minute: 60000000}}",
+		), want: []string{`llm.yaml:3: rate_limits.user.requests_per_minute: "60000000" is out of range (0 to 1000000)`}},
 		{name: "max_wait not a duration", data: doc(
 			"providers: {openai: {}}",
 			"models: {fast: {provider: openai, model: m}}",

@@ -35,6 +35,13 @@ var (
 	quotaKeys     = []string{"requests_per_minute", "tokens_per_day"}
 )
 
+// The bounds of the rate_limits section's numbers: past them, a value is a mistake.
+const (
+	maxRequestsPerMinute = 1_000_000
+	maxTokensPerDay      = 1_000_000_000_000
+	maxWait              = time.Hour
+)
+
 // rateLimits reads the rate_limits section.
 func (p *parser) rateLimits(cfg *fileConfig, sec *yamlconf.Entry) {
 	fields, _ := p.Entries(sec.Val, "rate_limits")
@@ -70,7 +77,11 @@ func (p *parser) quota(e yamlconf.Entry, path string) RateQuota {
 		if st != yamlconf.Present {
 			continue
 		}
-		n := p.Integer(v, 0, "60, or 0 for no limit")
+		hi := maxRequestsPerMinute
+		if f.Key == "tokens_per_day" {
+			hi = maxTokensPerDay
+		}
+		n := p.Integer(v, 0, hi, "60, or 0 for no limit")
 		if n == nil {
 			continue
 		}
@@ -92,6 +103,8 @@ func (p *parser) wait(v yamlconf.Value) time.Duration {
 		p.Errorf(v.Node, v.Path, "%s is not a duration (write e.g. 2s, or 0 to fail at once)", v.Quoted())
 	case d < 0:
 		p.Errorf(v.Node, v.Path, "%s: must be 0 (fail at once) or more", v.Quoted())
+	case d > maxWait:
+		p.Errorf(v.Node, v.Path, "%s is out of range (0 to %s)", v.Quoted(), maxWait)
 	default:
 		return d
 	}
