@@ -51,7 +51,7 @@ func newExamples[O any](given []any, out *output) (*examples, error) {
 		e, ok := g.(Example[O])
 		if !ok {
 			var o O
-			return nil, fmt.Errorf("WithExamples: example %d is a %T, but the assistant answers %T", i+1, g, o)
+			return nil, fmt.Errorf("WithExamples: example %d (%T) is not an example of the assistant's output type, %T", i+1, g, o)
 		}
 		if e.Input == "" {
 			return nil, fmt.Errorf("WithExamples: example %d has no input", i+1)

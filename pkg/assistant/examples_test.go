@@ -139,7 +139,7 @@ func TestExamplesAreCheckedWhenTheAssistantIsMade(t *testing.T) {
 	}{
 		{"off the schema", assistant.WithExamples(assistant.Example[paint]{Input: "Grass?", Output: paint{Color: "green"}}, assistant.Example[paint]{Input: "Sky?", Output: paint{Color: "blue"}}), "example 2: its output does not match"},
 		{"no input", assistant.WithExamples(assistant.Example[paint]{Output: paint{Color: "red"}}), "example 1 has no input"},
-		{"another type", assistant.WithExamples(assistant.Example[string]{Input: "Sky?", Output: "blue"}), "the assistant answers assistant_test.paint"},
+		{"another type", assistant.WithExamples(assistant.Example[string]{Input: "Sky?", Output: "blue"}), "example 1 (assistant.Example[string]) is not an example of the assistant's output type, assistant_test.paint"},
 	} {
 		msg, panicked := panicText(func() { assistant.New[paint]("painter", assistant.WithModel(m), tc.opt) })
 		if !panicked || !strings.Contains(msg, tc.want) {
