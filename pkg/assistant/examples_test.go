@@ -184,3 +184,32 @@ func TestExamplesOnTheWire(t *testing.T) {
 		})
 	}
 }
+
+// TestExamplesForOneRun: examples given in Input.Options are sent in that run only, after the
+// assistant's own.
+func TestExamplesForOneRun(t *testing.T) {
+	t.Parallel()
+	m := llmtest.NewScripted(llmtest.Text(`{"name":"Rome","population":2800000}`)).Cycle()
+	a := assistant.New[city]("geo", assistant.WithModel(m), assistant.WithOutputMode(assistant.OutputPrompted), assistant.WithExamples(osloExample))
+	lima := assistant.Example[city]{Input: "The capital of Peru?", Output: city{Name: "Lima", Population: 10000000}}
+	for _, opts := range [][]assistant.Option{{assistant.WithExamples(lima)}, nil} {
+		if _, err := a.Run(testContext(t), assistant.Input{Prompt: "The capital of Italy?", Options: opts}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var humans [2][]string
+	for i, req := range m.Requests() {
+		for _, msg := range req.Messages {
+			if msg.Role == llms.ChatMessageTypeHuman {
+				humans[i] = append(humans[i], textOf(msg))
+			}
+		}
+	}
+	want := [2][]string{
+		{"The capital of Norway?", "The capital of Peru?", "The capital of Italy?"},
+		{"The capital of Norway?", "The capital of Italy?"},
+	}
+	if diff := cmp.Diff(want, humans); diff != "" {
+		t.Errorf("the users' turns of the two runs (-want +got):\n%s", diff)
+	}
+}
