@@ -122,6 +122,9 @@ func TestAnActiveSkillIsNotSentAgain(t *testing.T) {
 		switch {
 		case strings.Contains(r.Content, triageBody):
 			full++
+			if strings.Contains(r.Content, "skill_resources") {
+				t.Errorf("the activation of a skill without files lists files:\n%s", r.Content)
+			}
 		case !strings.Contains(r.Content, "already active"):
 			t.Errorf("a repeated activation answered %q", r.Content)
 		}
