@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/cadrehq/cadre/pkg/model"
 	"github.com/tmc/langchaingo/llms"
 )
 
@@ -15,7 +16,7 @@ type storedMessage struct {
 }
 
 type storedPart struct {
-	Type      string `json:"type"` // text, image_url, binary, tool_call, tool_result
+	Type      string `json:"type"` // text, image_url, binary, tool_call, tool_result, reasoning
 	Text      string `json:"text,omitempty"`
 	URL       string `json:"url,omitempty"`
 	Detail    string `json:"detail,omitempty"`
@@ -26,10 +27,13 @@ type storedPart struct {
 	Name      string `json:"name,omitempty"`      // tool_call, tool_result
 	Arguments string `json:"arguments,omitempty"` // tool_call: as the model wrote them
 	Content   string `json:"content,omitempty"`   // tool_result
+	Provider  string `json:"provider,omitempty"`  // reasoning
+	Signature string `json:"signature,omitempty"` // reasoning
+	Redacted  string `json:"redacted,omitempty"`  // reasoning
 }
 
 // MarshalMessages encodes messages for a store, as JSON. Every part type of langchaingo's
-// messages is kept; a part of another type is an error.
+// messages is kept, and model.Reasoning; a part of another type is an error.
 func MarshalMessages(msgs []llms.MessageContent) ([]byte, error) {
 	out := make([]storedMessage, len(msgs))
 	for i, m := range msgs {
@@ -62,6 +66,8 @@ func storePart(p llms.ContentPart) (storedPart, error) {
 		return sp, nil
 	case llms.ToolCallResponse:
 		return storedPart{Type: "tool_result", ID: p.ToolCallID, Name: p.Name, Content: p.Content}, nil
+	case model.Reasoning:
+		return storedPart{Type: "reasoning", Provider: p.Provider, Text: p.Text, Signature: p.Signature, Redacted: p.Redacted}, nil
 	}
 	return storedPart{}, fmt.Errorf("a part of type %T cannot be stored", p)
 }
@@ -105,6 +111,8 @@ func loadPart(p storedPart) (llms.ContentPart, error) {
 		return llms.ToolCall{ID: p.ID, Type: p.CallType, FunctionCall: &llms.FunctionCall{Name: p.Name, Arguments: p.Arguments}}, nil
 	case "tool_result":
 		return llms.ToolCallResponse{ToolCallID: p.ID, Name: p.Name, Content: p.Content}, nil
+	case "reasoning":
+		return model.Reasoning{TextContent: llms.TextContent{Text: p.Text}, Provider: p.Provider, Signature: p.Signature, Redacted: p.Redacted}, nil
 	}
 	return nil, fmt.Errorf("unknown part type %q", p.Type)
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/cadrehq/cadre/pkg/chat"
+	"github.com/cadrehq/cadre/pkg/model"
 	"github.com/google/go-cmp/cmp"
 	"github.com/tmc/langchaingo/llms"
 )
@@ -17,6 +18,8 @@ var everyPart = []llms.MessageContent{
 		llms.BinaryContent{MIMEType: "application/pdf", Data: []byte{0, 1, 0xff}},
 	}},
 	{Role: llms.ChatMessageTypeAI, Parts: []llms.ContentPart{
+		model.Reasoning{TextContent: llms.TextContent{Text: "think"}, Provider: "anthropic", Signature: "sig"},
+		model.Reasoning{Provider: "anthropic", Redacted: "opaque"},
 		llms.ToolCall{ID: "c1", Type: "function", FunctionCall: &llms.FunctionCall{Name: "f", Arguments: "not JSON"}},
 	}},
 	{Role: llms.ChatMessageTypeTool, Parts: []llms.ContentPart{
@@ -29,7 +32,9 @@ var everyPart = []llms.MessageContent{
 const everyPartJSON = `[{"role":"human","parts":[{"type":"text","text":"look"},` +
 	`{"type":"image_url","url":"https://example.com/a.png","detail":"low"},` +
 	`{"type":"binary","mime_type":"application/pdf","data":"AAH/"}]},` +
-	`{"role":"ai","parts":[{"type":"tool_call","id":"c1","call_type":"function","name":"f","arguments":"not JSON"}]},` +
+	`{"role":"ai","parts":[{"type":"reasoning","text":"think","provider":"anthropic","signature":"sig"},` +
+	`{"type":"reasoning","provider":"anthropic","redacted":"opaque"},` +
+	`{"type":"tool_call","id":"c1","call_type":"function","name":"f","arguments":"not JSON"}]},` +
 	`{"role":"tool","parts":[{"type":"tool_result","id":"c1","name":"f","content":"done"}]}]`
 
 func TestMarshalMessagesRoundTrip(t *testing.T) {

@@ -1,6 +1,9 @@
 package chat
 
-import "github.com/tmc/langchaingo/llms"
+import (
+	"github.com/cadrehq/cadre/pkg/model"
+	"github.com/tmc/langchaingo/llms"
+)
 
 // Window is how much of a chat's history a run loads: the most recent messages, starting at a
 // user's message, within MaxMessages and MaxTokens (estimated at 4 bytes a token). It never
@@ -62,6 +65,8 @@ func EstimateTokens(m llms.MessageContent) int {
 			}
 		case llms.ToolCallResponse:
 			n += len(p.Content) / 4
+		case model.Reasoning:
+			n += (len(p.Text) + len(p.Redacted)) / 4
 		default:
 			n += 256 // an image or a file
 		}

@@ -354,12 +354,27 @@ type client struct {
 	llm             llms.Model
 	provider, model string
 	scrub           func(string) string
+	// thinking: the model has a thinking budget. It takes the conversation as cadre keeps it
+	// (model.ShapeKeep), gives langchaingo's client a copy in ShapeSafe and its transport the
+	// original, and hands the answer's thinking blocks to model.Read (see thinking.go).
+	thinking bool
 }
 
 func (c *client) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
 	var f failure
+	var tc *thinkingCall
+	if c.thinking {
+		tc = &thinkingCall{msgs: msgs}
+		ctx, msgs = withThinking(ctx, tc), model.ShapeSafe.Wire(msgs)
+	}
 	resp, err := c.llm.GenerateContent(withFailure(ctx, &f), msgs, opts...)
 	if err == nil {
+		if rs := tc.reasoning(); rs != nil && len(resp.Choices) > 0 && resp.Choices[0] != nil {
+			if resp.Choices[0].GenerationInfo == nil {
+				resp.Choices[0].GenerationInfo = map[string]any{}
+			}
+			resp.Choices[0].GenerationInfo[model.ReasoningInfo] = rs
+		}
 		return resp, nil
 	}
 	if ctx.Err() != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"net"
@@ -30,6 +31,10 @@ type transport struct {
 	retry   RetryPolicy
 	timeout time.Duration // per attempt; 0 for none
 	key     Secret        // scrubbed from provider messages
+	// thinking: the model has a thinking budget, and its requests carry their conversation
+	// (see thinking.go); provider names the provider of the Reasoning parts it sends back.
+	thinking bool
+	provider string
 }
 
 // maxRetryAfter is the longest Retry-After the transport waits for; past it, the 429 or 503
@@ -38,15 +43,24 @@ const maxRetryAfter = time.Minute
 
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
-	if req.Body != nil && req.GetBody == nil {
+	var thinking *thinkingCall
+	if t.thinking && req.Body != nil {
+		thinking = thinkingOf(ctx)
+	}
+	if req.Body != nil && (req.GetBody == nil || thinking != nil) {
 		// Keep the body so that it can be sent again.
 		body, err := io.ReadAll(req.Body)
 		req.Body.Close()
 		if err != nil {
 			return nil, err
 		}
+		if thinking != nil {
+			if body, err = thinkingRequest(body, thinking, t.provider); err != nil {
+				return nil, fmt.Errorf("llmfactory: the request to send back thinking blocks: %w", err)
+			}
+		}
 		req = req.Clone(ctx)
-		req.Body = io.NopCloser(bytes.NewReader(body))
+		req.Body, req.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
 		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 	}
 	for attempt := 1; ; attempt++ {
@@ -63,6 +77,9 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, ctx.Err()
 		}
 		t.note(ctx, resp, err)
+		if thinking != nil && err == nil && resp.StatusCode/100 == 2 {
+			thinkingResponse(resp, thinking)
+		}
 		return resp, err
 	}
 }

@@ -90,7 +90,13 @@ func (m Model) Generate(ctx context.Context, msgs []llms.MessageContent, opts ..
 	if err != nil {
 		return Reply{}, err
 	}
-	return Read(resp)
+	r, err := Read(resp)
+	for i := range r.Reasoning {
+		if r.Reasoning[i].Provider == "" {
+			r.Reasoning[i].Provider = m.Provider
+		}
+	}
+	return r, err
 }
 
 // Resolver gives an assistant its model chain: the first is preferred, the rest are fallbacks

@@ -19,6 +19,9 @@ type Reply struct {
 	StopReason string
 	// Usage is this response's usage, Requests 1.
 	Usage usage.Usage
+	// Reasoning is the reasoning the provider returned to be sent back with this turn
+	// (Anthropic's thinking blocks), in order; nil for most providers.
+	Reasoning []Reasoning
 }
 
 // ErrEmptyResponse is returned for a response without any choice.
@@ -38,14 +41,22 @@ func Read(resp *llms.ContentResponse) (Reply, error) {
 		}
 		r := Reply{Text: c.Content, ToolCalls: normalizeCalls(c.ToolCalls), StopReason: c.StopReason, Usage: UsageOf(c.GenerationInfo)}
 		r.Usage.Requests = 1
+		r.Reasoning = reasoningOf(c.GenerationInfo)
 		return r, nil
 	}
 	var r Reply
 	var text strings.Builder
-	usageRead := false
+	usageRead, given := false, false
 	for _, c := range resp.Choices {
 		if c == nil {
 			continue
+		}
+		// The client's own list of the reasoning, when it gives one, stands for the thinking
+		// choices it also left in the response.
+		if rs, ok := c.GenerationInfo[ReasoningInfo].([]Reasoning); ok {
+			r.Reasoning, given = rs, true
+		} else if !given {
+			r.Reasoning = append(r.Reasoning, reasoningOf(c.GenerationInfo)...)
 		}
 		text.WriteString(c.Content)
 		r.ToolCalls = append(r.ToolCalls, c.ToolCalls...)
@@ -86,9 +97,13 @@ func normalizeCalls(calls []llms.ToolCall) []llms.ToolCall {
 	return calls
 }
 
-// Message is r as an assistant message: the text (when there is any), then every tool call.
+// Message is r as an assistant message: its reasoning, the text (when there is any), then
+// every tool call.
 func (r Reply) Message() llms.MessageContent {
-	parts := make([]llms.ContentPart, 0, len(r.ToolCalls)+1)
+	parts := make([]llms.ContentPart, 0, len(r.Reasoning)+len(r.ToolCalls)+1)
+	for _, p := range r.Reasoning {
+		parts = append(parts, p)
+	}
 	if r.Text != "" {
 		parts = append(parts, llms.TextContent{Text: r.Text})
 	}

@@ -20,13 +20,18 @@ const (
 	// ShapeOpenAI sends assistant turns as they are and one result per tool message, which is
 	// what OpenAI's API (and the servers that copy it) require.
 	ShapeOpenAI
+	// ShapeKeep hands the conversation over as cadre keeps it, Reasoning parts included, to a
+	// client that shapes it for its provider itself: the llm.yaml factory's anthropic client,
+	// which sends thinking blocks back.
+	ShapeKeep
 )
 
 // Wire returns msgs in shape s. Every tool call gets the type "function", empty text parts
-// of assistant messages are dropped, and tool messages holding several results are split. msgs
-// is never modified; when nothing needs to change, msgs itself is returned.
+// and Reasoning parts of assistant messages are dropped, and tool messages holding several
+// results are split. ShapeKeep changes nothing. msgs is never modified; when nothing needs to
+// change, msgs itself is returned.
 func (s Shape) Wire(msgs []llms.MessageContent) []llms.MessageContent {
-	if !s.needsChange(msgs) {
+	if s == ShapeKeep || !s.needsChange(msgs) {
 		return msgs
 	}
 	out := make([]llms.MessageContent, 0, len(msgs)+4)
@@ -69,6 +74,8 @@ func (s Shape) needsChange(msgs []llms.MessageContent) bool {
 			}
 			for _, p := range m.Parts {
 				switch p := p.(type) {
+				case Reasoning:
+					return true
 				case llms.TextContent:
 					if p.Text == "" {
 						return true
@@ -100,6 +107,8 @@ func appendTurnSafe(out []llms.MessageContent, turn llms.MessageContent, results
 	var used []bool // by result part, across results: each answers one call
 	for _, p := range turn.Parts {
 		switch q := p.(type) {
+		case Reasoning:
+			continue
 		case llms.TextContent:
 			if q.Text == "" {
 				continue
@@ -172,6 +181,8 @@ func openAIParts(parts []llms.ContentPart) []llms.ContentPart {
 	out := make([]llms.ContentPart, 0, len(parts))
 	for _, p := range parts {
 		switch q := p.(type) {
+		case Reasoning:
+			continue
 		case llms.TextContent:
 			if q.Text == "" {
 				continue
@@ -204,10 +215,16 @@ func isJSONObject(s string) bool {
 	return false
 }
 
-// isEmpty reports whether m has nothing to send: no part, or only empty text.
+// isEmpty reports whether m has nothing to send: no part, or only empty text and reasoning.
 func isEmpty(m llms.MessageContent) bool {
 	for _, p := range m.Parts {
-		if t, ok := p.(llms.TextContent); !ok || t.Text != "" {
+		switch p := p.(type) {
+		case Reasoning:
+		case llms.TextContent:
+			if p.Text != "" {
+				return false
+			}
+		default:
 			return false
 		}
 	}
