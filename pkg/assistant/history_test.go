@@ -7,6 +7,7 @@ import (
 	"github.com/cadrehq/cadre/pkg/assistant"
 	"github.com/cadrehq/cadre/pkg/chat"
 	"github.com/cadrehq/cadre/pkg/llmtest"
+	"github.com/cadrehq/cadre/pkg/model"
 	"github.com/google/go-cmp/cmp"
 	"github.com/tmc/langchaingo/llms"
 )
@@ -81,5 +82,51 @@ func TestTextOnlyHistory(t *testing.T) {
 				t.Errorf("the store keeps %d tool calls; want every message kept", len(calls))
 			}
 		})
+	}
+}
+
+// TestReasoningInAChat: a thinking model's reasoning is stored with its turn, loaded back for a
+// model that takes it (model.ShapeKeep), and left out of text-only history.
+func TestReasoningInAChat(t *testing.T) {
+	t.Parallel()
+	// As langchaingo's anthropic client answers: a choice for the thinking block, then one for
+	// the text.
+	info := map[string]any{"ThinkingContent": "they asked for a greeting", "ThinkingSignature": "sig", "InputTokens": 3, "OutputTokens": 2}
+	thinking := &llms.ContentResponse{Choices: []*llms.ContentChoice{
+		{GenerationInfo: info},
+		{Content: "Hello!", StopReason: "end_turn", GenerationInfo: map[string]any{"InputTokens": 3, "OutputTokens": 2}},
+	}}
+	m := llmtest.NewScripted(llmtest.Reply{Response: thinking}, llmtest.Text("again"), llmtest.Text("and again"))
+	store := chat.NewMemory()
+	ctx := chat.WithID(testContext(t), chat.ID{Chat: "c"})
+	keep := model.Model{Name: "thinker", Provider: "anthropic", LLM: m, Shape: model.ShapeKeep}
+	run := func(opts ...assistant.Option) {
+		t.Helper()
+		opts = append(opts, assistant.WithModels(model.Fixed(keep)), assistant.WithStore(store))
+		if _, err := assistant.New[string]("greeter", opts...).Run(ctx, assistant.Input{Prompt: "hi"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run()
+	want := model.Reasoning{TextContent: llms.TextContent{Text: "they asked for a greeting"}, Provider: "anthropic", Signature: "sig"}
+	stored, err := store.Load(testContext(t), chat.ID{Chat: "c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stored) < 2 || len(stored[1].Parts) != 2 || stored[1].Parts[0] != llms.ContentPart(want) {
+		t.Fatalf("stored turn = %#v, want the reasoning, then the text", stored[1:])
+	}
+	run()
+	run(assistant.WithHistoryShape(assistant.HistoryTextOnly))
+	reqs := m.Requests()
+	if got := reqs[1].Messages[1].Parts; len(got) != 2 || got[0] != llms.ContentPart(want) {
+		t.Errorf("the full history sends %#v, want the reasoning first", got)
+	}
+	for _, msg := range reqs[2].Messages {
+		for _, p := range msg.Parts {
+			if _, ok := p.(model.Reasoning); ok {
+				t.Errorf("text-only history sends reasoning: %#v", msg)
+			}
+		}
 	}
 }

@@ -15,12 +15,15 @@ type Input struct {
 
 // Response is what a run produced, whatever its output type.
 type Response struct {
-	Text     string                // the final answer: the JSON parsed into O, or the text for string
-	Messages []llms.MessageContent // this run's messages: the user's turn first, never the system
-	Usage    usage.Report          // this run and every run it delegated to (its subtree)
-	Model    string                // the name of the model that answered last
-	Stop     Stop                  // how the run ended
-	Paused   *Paused               // with StopPending: the state to resume from (see WithApproval)
+	Text string // the final answer: the JSON parsed into O, or the text for string
+	// Messages are this run's messages: the user's turn first, never the system. The assistant
+	// turns of a thinking model (llm.yaml's thinking_budget) start with its model.Reasoning
+	// parts, which a later run sends back to that provider and no other.
+	Messages []llms.MessageContent
+	Usage    usage.Report // this run and every run it delegated to (its subtree)
+	Model    string       // the name of the model that answered last
+	Stop     Stop         // how the run ended
+	Paused   *Paused      // with StopPending: the state to resume from (see WithApproval)
 }
 
 // Stop is how a run ended.
