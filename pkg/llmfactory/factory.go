@@ -93,6 +93,12 @@ type ProviderType struct {
 	Provider string
 	// StrictTools: the provider accepts strict tool schemas (see model.Model.StrictTools).
 	StrictTools bool
+	// API is the wire dialect of the client's requests: OpenAIAPI for a client that speaks
+	// OpenAI's Chat Completions (langchaingo's openai client, whatever the server), AnthropicAPI
+	// for Anthropic's Messages; "" for any other. llm.yaml's reasoning_effort is for models of
+	// an OpenAIAPI type, thinking_budget and prompt_cache for those of an AnthropicAPI type; the
+	// factory writes them into the JSON bodies of the model's requests.
+	API API
 }
 
 // Provider is one provider of llm.yaml, as a ProviderType's New receives it.
@@ -109,11 +115,11 @@ type Provider struct {
 func builtinTypes() map[string]ProviderType {
 	openai, anthropic := model.Facts("openai"), model.Facts("anthropic")
 	return map[string]ProviderType{
-		"openai":    {New: newOpenAI, Shape: openai.Shape, NoTools: openai.DropsTools},
-		"anthropic": {New: newAnthropic, Shape: anthropic.Shape, NoTools: anthropic.DropsTools, NeedsKey: true},
+		"openai":    {New: newOpenAI, Shape: openai.Shape, NoTools: openai.DropsTools, API: OpenAIAPI},
+		"anthropic": {New: newAnthropic, Shape: anthropic.Shape, NoTools: anthropic.DropsTools, NeedsKey: true, API: AnthropicAPI},
 		// Ollama's OpenAI-compatible endpoint, through the openai client: langchaingo's own
 		// ollama client drops tools.
-		"ollama": {New: newOllama, Shape: openai.Shape, NoTools: openai.DropsTools},
+		"ollama": {New: newOllama, Shape: openai.Shape, NoTools: openai.DropsTools, API: OpenAIAPI},
 	}
 }
 
@@ -147,11 +153,7 @@ func Parse(data []byte, opts ...Option) (*Factory, error) {
 		}
 		types[name] = t
 	}
-	known := make(map[string]bool, len(types))
-	for name := range types {
-		known[name] = true
-	}
-	cfg, err := parseConfig(data, o.file, o.env, known)
+	cfg, err := parseConfig(data, o.file, o.env, types)
 	if err != nil {
 		return nil, err
 	}
