@@ -263,7 +263,7 @@ func (f *Factory) newModel(spec *modelSpec) (model.Model, error) {
 	if p.apiKey == "" && (t.NeedsKey || ownAPI) {
 		return model.Model{}, fmt.Errorf("llmfactory: provider %q (%s) has no api_key: set it, e.g. api_key: ${%s}", p.name, p.pos, keyVar(p.typ))
 	}
-	tr := &transport{base: f.http.Transport, retry: f.cfg.retry, timeout: p.timeout, key: p.apiKey}
+	tr := &transport{base: f.http.Transport, retry: f.cfg.retry, timeout: p.timeout, key: p.apiKey, edit: newBodyEdit(t.API, spec)}
 	hc := &http.Client{Transport: tr, Jar: f.http.Jar, CheckRedirect: f.http.CheckRedirect}
 	llm, err := t.New(Provider{Name: p.name, Type: p.typ, APIKey: p.apiKey, BaseURL: p.baseURL, HTTPClient: hc}, spec.model)
 	if err != nil {

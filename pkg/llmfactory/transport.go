@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"net"
@@ -25,11 +26,15 @@ import (
 //
 // Retries happen below the model call: a retried attempt is the same model request, so it is
 // not a new request in usage, and no tool runs again.
+//
+// It also writes the model's settings that the client cannot send into the bodies of its chat
+// requests (see bodyEdit), once, before the first attempt.
 type transport struct {
 	base    http.RoundTripper
 	retry   RetryPolicy
 	timeout time.Duration // per attempt; 0 for none
 	key     Secret        // scrubbed from provider messages
+	edit    *bodyEdit     // the model's settings for its request bodies; nil for none
 }
 
 // maxRetryAfter is the longest Retry-After the transport waits for; past it, the 429 or 503
@@ -38,16 +43,9 @@ const maxRetryAfter = time.Minute
 
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
-	if req.Body != nil && req.GetBody == nil {
-		// Keep the body so that it can be sent again.
-		body, err := io.ReadAll(req.Body)
-		req.Body.Close()
-		if err != nil {
-			return nil, err
-		}
-		req = req.Clone(ctx)
-		req.Body = io.NopCloser(bytes.NewReader(body))
-		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	req, err := t.replayable(req)
+	if err != nil {
+		return nil, err
 	}
 	for attempt := 1; ; attempt++ {
 		resp, err := t.attempt(req, attempt)
@@ -65,6 +63,32 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		t.note(ctx, resp, err)
 		return resp, err
 	}
+}
+
+// replayable returns req with a body that can be sent again, edited for the model when req
+// is one of its chat requests (t.edit). A request without a body, or whose body can be had
+// again (GetBody, as http.NewRequest sets for a bytes.Reader) and needs no edit, is returned
+// as it is.
+func (t *transport) replayable(req *http.Request) (*http.Request, error) {
+	edit := t.edit.applies(req)
+	if req.Body == nil || req.GetBody != nil && !edit {
+		return req, nil
+	}
+	body, err := io.ReadAll(req.Body)
+	req.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	if edit {
+		if body, err = t.edit.apply(body); err != nil {
+			return nil, fmt.Errorf("llmfactory: writing the model's settings into the request: %w", err)
+		}
+	}
+	req = req.Clone(req.Context())
+	req.Body = io.NopCloser(bytes.NewReader(body))
+	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	req.ContentLength = int64(len(body))
+	return req, nil
 }
 
 // attempt sends req once, within the provider's timeout.
