@@ -950,6 +950,9 @@ func TestExampleFile(t *testing.T) {
 			t.Errorf("%s: missing %v, base_url %q; want usable with no variables set", name, p.missing, p.baseURL)
 		}
 	}
+	if fast, deep := cfg.models["fast"], cfg.models["deep"]; fast.reasoningEffort == "" || deep.thinkingBudget == nil || !deep.promptCache {
+		t.Errorf("fast %+v, deep %+v; the example should show reasoning_effort, thinking_budget and prompt_cache", fast, deep)
+	}
 	if cfg.def != "fast" || len(cfg.assistants["supervisor"]) < 2 {
 		t.Errorf("default %q, supervisor %v; want a default and a fallback chain", cfg.def, cfg.assistants["supervisor"])
 	}
