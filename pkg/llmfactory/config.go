@@ -1,6 +1,7 @@
 package llmfactory
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cadrehq/cadre/internal/yamlconf"
+	"github.com/cadrehq/cadre/pkg/model"
 	"github.com/tmc/langchaingo/llms"
 	"gopkg.in/yaml.v3"
 )
@@ -72,6 +74,11 @@ type modelSpec struct {
 	maxTokens, topK, seed *int
 	stop                  []string
 	json                  bool // JSON mode
+	// The settings of one API, which the transport writes into the requests (see bodyEdit);
+	// the parser checks them against the provider's API.
+	reasoningEffort string // OpenAIAPI: one of reasoningEfforts; "" when not set
+	thinkingBudget  *int   // AnthropicAPI: extended thinking's budget_tokens
+	promptCache     bool   // AnthropicAPI: mark the tools and the system prompt for caching
 	// missing names the ${VAR}s, unset and without a default, in the model's values: the
 	// model cannot be used (the field they were in is left unset).
 	missing []string
@@ -117,16 +124,17 @@ var (
 	topKeys      = []string{"providers", "models", "default", "assistants", "retry", "rate_limits"}
 	providerKeys = []string{"type", "api_key", "base_url", "timeout"}
 	modelKeys    = []string{"provider", "model", "temperature", "max_tokens", "top_p", "top_k",
-		"stop", "seed", "frequency_penalty", "presence_penalty", "json"}
+		"stop", "seed", "frequency_penalty", "presence_penalty", "json",
+		"reasoning_effort", "thinking_budget", "prompt_cache"}
 	retryKeys = []string{"max_attempts", "initial_backoff", "max_backoff"}
 )
 
 // parseConfig parses the llm.yaml document data. file names it in errors. env looks variables
-// up (nil means os.LookupEnv). types is the set of provider type names known.
+// up (nil means os.LookupEnv). types are the provider types known, by name.
 //
 // Every error names the file, the line and the key path; up to ten are reported at once,
 // joined. No error holds the value of an environment variable.
-func parseConfig(data []byte, file string, env func(string) (string, bool), types map[string]bool) (*fileConfig, error) {
+func parseConfig(data []byte, file string, env func(string) (string, bool), types map[string]ProviderType) (*fileConfig, error) {
 	if file == "" {
 		file = "llm.yaml"
 	}
@@ -145,7 +153,7 @@ func parseConfig(data []byte, file string, env func(string) (string, bool), type
 // parser reads llm.yaml's sections from a document's nodes; the Reader records the errors.
 type parser struct {
 	*yamlconf.Reader
-	types map[string]bool
+	types map[string]ProviderType
 }
 
 // config reads the top-level mapping.
@@ -260,13 +268,13 @@ func (p *parser) provider(e yamlconf.Entry) *providerSpec {
 	}
 	switch typState {
 	case yamlconf.Present:
-		if p.types[typ.Text] {
+		if _, ok := p.types[typ.Text]; ok {
 			ps.typ = typ.Text
 		} else {
 			p.Errorf(typ.Node, typ.Path, "unknown provider type %s (known: %s)", typ.Quoted(), p.typeList())
 		}
 	case yamlconf.Absent:
-		if p.types[e.Key] {
+		if _, ok := p.types[e.Key]; ok {
 			ps.typ = e.Key
 		} else {
 			p.Errorf(e.KeyNode, path, "missing type (one of: %s)", p.typeList())
@@ -275,15 +283,7 @@ func (p *parser) provider(e yamlconf.Entry) *providerSpec {
 	return ps
 }
 
-func (p *parser) typeList() string {
-	names := make([]string, 0, len(p.types))
-	for name, ok := range p.types {
-		if ok {
-			names = append(names, name)
-		}
-	}
-	return list(names)
-}
+func (p *parser) typeList() string { return list(keys(p.types)) }
 
 // models reads the models section. providersOK says whether provider references can be
 // checked. It reports whether the section is whole enough to check references to models.
@@ -302,6 +302,7 @@ func (p *parser) model(cfg *fileConfig, e yamlconf.Entry, providersOK bool) *mod
 	path := "models." + e.Key
 	fields, _ := p.Entries(e.Val, path)
 	provState, modelState := yamlconf.Absent, yamlconf.Absent
+	given := map[string]yamlconf.Value{} // the keys written, for the checks that need them all
 	for _, f := range fields {
 		fp := path + "." + f.Key
 		if f.Key == "provider" {
@@ -329,8 +330,12 @@ func (p *parser) model(cfg *fileConfig, e yamlconf.Entry, providersOK bool) *mod
 			modelState = st
 		}
 		if st != yamlconf.Present {
+			if st == yamlconf.Skipped {
+				given[f.Key] = yamlconf.Value{Node: f.Val, Path: fp}
+			}
 			continue
 		}
+		given[f.Key] = v
 		switch f.Key {
 		case "model":
 			ms.model = v.Text
@@ -350,8 +355,19 @@ func (p *parser) model(cfg *fileConfig, e yamlconf.Entry, providersOK bool) *mod
 			ms.seed = p.Integer(v, math.MinInt, math.MaxInt, "42")
 		case "json":
 			ms.json = p.Bool(v)
+		case "reasoning_effort":
+			if slices.Contains(reasoningEfforts, v.Text) {
+				ms.reasoningEffort = v.Text
+			} else {
+				p.Errorf(v.Node, v.Path, "%s is not one of %s", v.Quoted(), strings.Join(reasoningEfforts, ", "))
+			}
+		case "thinking_budget":
+			ms.thinkingBudget = p.Integer(v, minThinkingBudget, maxThinkingBudget, "4096")
+		case "prompt_cache":
+			ms.promptCache = p.Bool(v)
 		}
 	}
+	p.apiSettings(cfg, ms, given)
 	if provState == yamlconf.Absent {
 		p.Errorf(e.KeyNode, path, "missing provider (one of: %s)", list(keys(cfg.providers)))
 	}
@@ -359,6 +375,113 @@ func (p *parser) model(cfg *fileConfig, e yamlconf.Entry, providersOK bool) *mod
 		p.Errorf(e.KeyNode, path, "missing model: the provider's name for the model, e.g. gpt-5-mini")
 	}
 	return ms
+}
+
+// reasoningEfforts are the values of models.*.reasoning_effort, least effort first.
+var reasoningEfforts = []string{"minimal", "low", "medium", "high"}
+
+// The bounds of models.*.thinking_budget: Anthropic's least budget, and its largest output.
+const (
+	minThinkingBudget = 1024
+	maxThinkingBudget = 128_000
+)
+
+// apiSettings checks the settings that only one API takes (reasoning_effort, thinking_budget,
+// prompt_cache) against the API of the model's provider, unsetting those it does not take,
+// and a thinking budget against the settings Anthropic refuses with it. given holds the keys
+// the model writes, by key. A model whose provider is unknown is left alone: that is an error
+// already.
+func (p *parser) apiSettings(cfg *fileConfig, ms *modelSpec, given map[string]yamlconf.Value) {
+	prov := cfg.providers[ms.provider]
+	if prov == nil || prov.typ == "" {
+		return
+	}
+	t := p.types[prov.typ]
+	// takes reports whether the model may have key, which is for want's providers only,
+	// recording an error with hint (for the model's API) when it may not.
+	takes := func(key string, want API, hint map[API]string) bool {
+		v, ok := given[key]
+		if !ok || t.API == want {
+			return true
+		}
+		msg := fmt.Sprintf("only for providers that speak %s (types: %s), and provider %q is of type %s",
+			apiName(want), p.typesOf(want), prov.name, prov.typ)
+		if h := hint[t.API]; h != "" {
+			msg += ": " + h
+		}
+		p.Errorf(v.Node, v.Path, "%s", msg)
+		return false
+	}
+	if !takes("reasoning_effort", OpenAIAPI, map[API]string{
+		AnthropicAPI: "for Claude's extended thinking, set thinking_budget instead (tokens, 1024 or more)",
+	}) {
+		ms.reasoningEffort = ""
+	}
+	if !takes("thinking_budget", AnthropicAPI, map[API]string{
+		OpenAIAPI: "for OpenAI's reasoning models, set reasoning_effort instead (" + strings.Join(reasoningEfforts, ", ") + ")",
+	}) {
+		ms.thinkingBudget = nil
+	}
+	if !takes("prompt_cache", AnthropicAPI, map[API]string{
+		OpenAIAPI: "OpenAI caches long prompts by itself, with no setting, and reports the cached tokens in usage; remove prompt_cache",
+	}) {
+		ms.promptCache = false
+	}
+	if ms.thinkingBudget != nil {
+		p.thinkingBudget(ms, given, model.Facts(cmp.Or(t.Provider, prov.typ)).MaxTokens)
+	}
+}
+
+// apiName names api in an error.
+func apiName(api API) string {
+	switch api {
+	case OpenAIAPI:
+		return "OpenAI's API"
+	case AnthropicAPI:
+		return "Anthropic's API"
+	}
+	return string(api)
+}
+
+// anthropicClientMaxTokens is the output token limit langchaingo's anthropic client asks for
+// when a model sets none and its provider's facts give no other.
+const anthropicClientMaxTokens = 2048
+
+// thinkingBudget checks a model's thinking budget against what Anthropic refuses with
+// extended thinking on: a budget not less than max_tokens (defaultMax, or the client's own
+// limit, when the model sets none), a temperature, a top_k, a top_p under 0.95.
+func (p *parser) thinkingBudget(ms *modelSpec, given map[string]yamlconf.Value, defaultMax int) {
+	budget, at := *ms.thinkingBudget, given["thinking_budget"]
+	line := at.Node.Line
+	_, maxGiven := given["max_tokens"]
+	switch {
+	case ms.maxTokens != nil && budget >= *ms.maxTokens:
+		p.Errorf(at.Node, at.Path, "%d is not less than max_tokens (%d): the thinking counts in max_tokens, and the answer needs room too; "+
+			"set max_tokens above the budget, or lower the budget", budget, *ms.maxTokens)
+	case !maxGiven && budget >= cmp.Or(defaultMax, anthropicClientMaxTokens):
+		p.Errorf(at.Node, at.Path, "%d is not less than %d, the max_tokens the model gets when it sets none: the thinking counts in max_tokens; "+
+			"set max_tokens above the budget, e.g. max_tokens: %d", budget, cmp.Or(defaultMax, anthropicClientMaxTokens), budget+4096)
+	}
+	if v, ok := given["temperature"]; ok && ms.temperature != nil {
+		p.Errorf(v.Node, v.Path, "cannot be set with thinking_budget (line %d): Anthropic takes no temperature with extended thinking on; remove it", line)
+	}
+	if v, ok := given["top_k"]; ok && ms.topK != nil {
+		p.Errorf(v.Node, v.Path, "cannot be set with thinking_budget (line %d): Anthropic takes no top_k with extended thinking on; remove it", line)
+	}
+	if v, ok := given["top_p"]; ok && ms.topP != nil && *ms.topP < 0.95 {
+		p.Errorf(v.Node, v.Path, "%s is out of range with thinking_budget (line %d): with extended thinking on, Anthropic takes a top_p from 0.95 to 1 only", v.Quoted(), line)
+	}
+}
+
+// typesOf lists the provider types that speak api.
+func (p *parser) typesOf(api API) string {
+	var names []string
+	for name, t := range p.types {
+		if t.API == api {
+			names = append(names, name)
+		}
+	}
+	return list(names)
 }
 
 // modelRef reports whether v names a model, recording an error if not.

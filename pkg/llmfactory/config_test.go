@@ -13,7 +13,7 @@ import (
 )
 
 // testTypes are the provider types Parse knows without options.
-var testTypes = map[string]bool{"openai": true, "anthropic": true, "ollama": true}
+var testTypes = builtinTypes()
 
 // doc joins lines into a document: line i+1 of the file is lines[i].
 func doc(lines ...string) string { return strings.Join(lines, "\n") + "\n" }
@@ -432,6 +432,82 @@ func badConfigs() []badConfig {
 			"models:",
 			"  f: &f {<<: [*f], provider: openai, model: m}",
 		), want: []string{"llm.yaml:3: models.f.<<: merges a mapping that holds this merge: a cycle"}},
+		{name: "reasoning_effort not a level", data: doc(
+			"providers: {openai: {}}",
+			"models:",
+			"  fast: {provider: openai, model: m, reasoning_effort: extreme}",
+		), want: []string{`llm.yaml:3: models.fast.reasoning_effort: "extreme" is not one of minimal, low, medium, high`}},
+		{name: "reasoning_effort not a text", data: doc(
+			"providers: {openai: {}}",
+			"models:",
+			"  fast: {provider: openai, model: m, reasoning_effort: [low]}",
+		), want: []string{"llm.yaml:3: models.fast.reasoning_effort: expected a single value, found a list"}},
+		{name: "reasoning_effort for anthropic", data: doc(
+			"providers: {claude: {type: anthropic}}",
+			"models:",
+			"  deep:",
+			"    reasoning_effort: high", // before the provider: checked once it is known
+			"    provider: claude",
+			"    model: m",
+		), want: []string{`llm.yaml:4: models.deep.reasoning_effort: only for providers that speak OpenAI's API (types: ollama, openai), ` +
+			`and provider "claude" is of type anthropic: for Claude's extended thinking, set thinking_budget instead (tokens, 1024 or more)`}},
+		{name: "thinking_budget not a number", data: doc(
+			"providers: {claude: {type: anthropic}}",
+			"models: {deep: {provider: claude, model: m, thinking_budget: lots}}",
+		), want: []string{`llm.yaml:2: models.deep.thinking_budget: "lots" is not a whole number (write e.g. 4096)`}},
+		{name: "thinking_budget too small", data: doc(
+			"providers: {claude: {type: anthropic}}",
+			"models: {deep: {provider: claude, model: m, thinking_budget: 512}}",
+		), want: []string{`llm.yaml:2: models.deep.thinking_budget: "512" is out of range (1024 to 128000)`}},
+		{name: "thinking_budget too large", data: doc(
+			"providers: {claude: {type: anthropic}}",
+			"models: {deep: {provider: claude, model: m, thinking_budget: 200000, max_tokens: 300000}}",
+		), want: []string{`llm.yaml:2: models.deep.thinking_budget: "200000" is out of range (1024 to 128000)`}},
+		{name: "thinking_budget for openai", data: doc(
+			"providers: {openai: {}}",
+			"models: {fast: {provider: openai, model: m, thinking_budget: 2048}}",
+		), want: []string{`llm.yaml:2: models.fast.thinking_budget: only for providers that speak Anthropic's API (types: anthropic), ` +
+			`and provider "openai" is of type openai: for OpenAI's reasoning models, set reasoning_effort instead (minimal, low, medium, high)`}},
+		{name: "thinking_budget not less than max_tokens", data: doc(
+			"providers: {claude: {type: anthropic}}",
+			"models:",
+			"  deep: {provider: claude, model: m, max_tokens: 4096, thinking_budget: 4096}",
+		), want: []string{`llm.yaml:3: models.deep.thinking_budget: 4096 is not less than max_tokens (4096): the thinking counts in max_tokens`,
+			"set max_tokens above the budget"}},
+		{name: "thinking_budget not less than the default max_tokens", data: doc(
+			"providers: {claude: {type: anthropic}}",
+			"models:",
+			"  deep: {provider: claude, model: m, thinking_budget: 10000}",
+		), want: []string{`llm.yaml:3: models.deep.thinking_budget: 10000 is not less than 8192, the max_tokens the model gets when it sets none`,
+			"set max_tokens above the budget, e.g. max_tokens: 14096"}},
+		{name: "thinking_budget with temperature, top_k and a low top_p", data: doc(
+			"providers: {claude: {type: anthropic}}",
+			"models:",
+			"  deep:",
+			"    provider: claude",
+			"    model: m",
+			"    temperature: 0.3",
+			"    top_k: 40",
+			"    top_p: 0.9",
+			"    thinking_budget: 2048",
+		), want: []string{
+			"llm.yaml:6: models.deep.temperature: cannot be set with thinking_budget (line 9): Anthropic takes no temperature with extended thinking on",
+			"llm.yaml:7: models.deep.top_k: cannot be set with thinking_budget (line 9): Anthropic takes no top_k with extended thinking on",
+			`llm.yaml:8: models.deep.top_p: "0.9" is out of range with thinking_budget (line 9): with extended thinking on, Anthropic takes a top_p from 0.95 to 1 only`,
+		}},
+		{name: "prompt_cache not a boolean", data: doc(
+			"providers: {claude: {type: anthropic}}",
+			"models: {deep: {provider: claude, model: m, prompt_cache: yes please}}",
+		), want: []string{`llm.yaml:2: models.deep.prompt_cache: "yes please" is not true or false`}},
+		{name: "prompt_cache for openai", data: doc(
+			"providers: {openai: {}}",
+			"models: {fast: {provider: openai, model: m, prompt_cache: true}}",
+		), want: []string{`llm.yaml:2: models.fast.prompt_cache: only for providers that speak Anthropic's API (types: anthropic), ` +
+			`and provider "openai" is of type openai: OpenAI caches long prompts by itself, with no setting, and reports the cached tokens in usage; remove prompt_cache`}},
+		{name: "prompt_cache for ollama", data: doc(
+			"providers: {ollama: {}}",
+			"models: {small: {provider: ollama, model: m, prompt_cache: false}}",
+		), want: []string{`llm.yaml:2: models.small.prompt_cache: only for providers that speak Anthropic's API (types: anthropic), and provider "ollama" is of type ollama`}},
 		{name: "bad value from a variable", env: map[string]string{"T": "sixty"}, data: doc(
 			"providers:",
 			"  openai: {timeout: '${T}'}",
@@ -583,6 +659,74 @@ func TestParseConfig(t *testing.T) {
 	}
 }
 
+func TestParseConfigAPISettings(t *testing.T) {
+	t.Parallel()
+	cfg := mustParse(t, doc(
+		"providers:",
+		"  openai: {}",
+		"  claude: {type: anthropic}",
+		"  ollama: {}",
+		"models:",
+		"  fast: {provider: openai, model: gpt-5-mini, reasoning_effort: minimal}",
+		"  deep: {provider: claude, model: claude-sonnet-4-6, thinking_budget: 8191, prompt_cache: true}", // under the default 8192
+		"  wide: {provider: claude, model: claude-sonnet-4-6, thinking_budget: 128000, max_tokens: 128001, top_p: 0.95}",
+		"  small: {provider: ollama, model: qwen3:8b, reasoning_effort: high}",
+		"  plain: {provider: claude, model: claude-haiku-4-5, prompt_cache: false, temperature: 0.3}",
+	), nil)
+	want := map[string]*modelSpec{
+		"fast":  {name: "fast", provider: "openai", model: "gpt-5-mini", reasoningEffort: "minimal", pos: "llm.yaml:6"},
+		"deep":  {name: "deep", provider: "claude", model: "claude-sonnet-4-6", thinkingBudget: ptr(8191), promptCache: true, pos: "llm.yaml:7"},
+		"wide":  {name: "wide", provider: "claude", model: "claude-sonnet-4-6", thinkingBudget: ptr(128000), maxTokens: ptr(128001), topP: ptr(0.95), pos: "llm.yaml:8"},
+		"small": {name: "small", provider: "ollama", model: "qwen3:8b", reasoningEffort: "high", pos: "llm.yaml:9"},
+		"plain": {name: "plain", provider: "claude", model: "claude-haiku-4-5", temperature: ptr(0.3), pos: "llm.yaml:10"},
+	}
+	if diff := cmp.Diff(want, cfg.models, cmpConfig); diff != "" {
+		t.Errorf("models (-want +got):\n%s", diff)
+	}
+}
+
+// A provider type that speaks neither API takes none of their settings; the error lists the
+// types that do.
+func TestParseConfigAPISettingsOfAnotherType(t *testing.T) {
+	t.Parallel()
+	types := builtinTypes()
+	types["gemini"] = ProviderType{}
+	_, err := parseConfig([]byte(doc(
+		"providers: {g: {type: gemini}}",
+		"models:",
+		"  m: {provider: g, model: x, reasoning_effort: low, thinking_budget: 2048, prompt_cache: true}",
+	)), "llm.yaml", envOf(nil), types)
+	for _, want := range []string{
+		`llm.yaml:3: models.m.reasoning_effort: only for providers that speak OpenAI's API (types: ollama, openai), and provider "g" is of type gemini` + "\n",
+		`llm.yaml:3: models.m.thinking_budget: only for providers that speak Anthropic's API (types: anthropic), and provider "g" is of type gemini` + "\n",
+		`llm.yaml:3: models.m.prompt_cache: only for providers that speak Anthropic's API (types: anthropic), and provider "g" is of type gemini`,
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error\n%v\ndoes not contain\n%s", err, want)
+		}
+	}
+}
+
+// A thinking budget is checked against a max_tokens that could be read only: one that is
+// wrong, or waits for a variable, has its own error or none yet.
+func TestParseConfigThinkingBudgetWithUnreadMaxTokens(t *testing.T) {
+	t.Parallel()
+	cfg := mustParse(t, doc(
+		"providers: {claude: {type: anthropic}}",
+		"models: {deep: {provider: claude, model: m, thinking_budget: 10000, max_tokens: '${MAX}'}}",
+	), nil)
+	if m := cfg.models["deep"]; *m.thinkingBudget != 10000 || !cmp.Equal(m.missing, []string{"MAX"}) {
+		t.Errorf("deep = %+v; want the budget, and MAX missing", m)
+	}
+	_, err := parse(t, doc(
+		"providers: {claude: {type: anthropic}}",
+		"models: {deep: {provider: claude, model: m, thinking_budget: 10000, max_tokens: many}}",
+	), nil)
+	if err == nil || strings.Contains(err.Error(), "thinking_budget") {
+		t.Errorf("err = %v; want max_tokens' error only", err)
+	}
+}
+
 func TestParseConfigDefaults(t *testing.T) {
 	t.Parallel()
 	cfg := mustParse(t, doc(
@@ -731,6 +875,8 @@ func TestCallOptions(t *testing.T) {
 	m := &modelSpec{
 		temperature: ptr(0.3), topP: ptr(0.8), topK: ptr(20), maxTokens: ptr(512), seed: ptr(7),
 		stop: []string{"END"}, frequencyPenalty: ptr(0.1), presencePenalty: ptr(-0.1), json: true,
+		// Sent by the transport, not as call options.
+		reasoningEffort: "high", thinkingBudget: ptr(2048), promptCache: true,
 	}
 	var got llms.CallOptions
 	for _, o := range m.callOptions() {
@@ -804,6 +950,9 @@ func TestExampleFile(t *testing.T) {
 			t.Errorf("%s: missing %v, base_url %q; want usable with no variables set", name, p.missing, p.baseURL)
 		}
 	}
+	if fast, deep := cfg.models["fast"], cfg.models["deep"]; fast.reasoningEffort == "" || deep.thinkingBudget == nil || !deep.promptCache {
+		t.Errorf("fast %+v, deep %+v; the example should show reasoning_effort, thinking_budget and prompt_cache", fast, deep)
+	}
 	if cfg.def != "fast" || len(cfg.assistants["supervisor"]) < 2 {
 		t.Errorf("default %q, supervisor %v; want a default and a fallback chain", cfg.def, cfg.assistants["supervisor"])
 	}
@@ -876,7 +1025,7 @@ func checkConfig(t *testing.T, cfg *fileConfig) {
 		t.Fatalf("%d providers, %d models, %d in order", len(cfg.providers), len(cfg.models), len(cfg.order))
 	}
 	for name, p := range cfg.providers {
-		if !testTypes[p.typ] || p.name != name {
+		if _, ok := testTypes[p.typ]; !ok || p.name != name {
 			t.Errorf("provider %q: name %q, type %q", name, p.name, p.typ)
 		}
 	}

@@ -93,6 +93,12 @@ type ProviderType struct {
 	Provider string
 	// StrictTools: the provider accepts strict tool schemas (see model.Model.StrictTools).
 	StrictTools bool
+	// API is the wire dialect of the client's requests: OpenAIAPI for a client that speaks
+	// OpenAI's Chat Completions (langchaingo's openai client, whatever the server), AnthropicAPI
+	// for Anthropic's Messages; "" for any other. llm.yaml's reasoning_effort is for models of
+	// an OpenAIAPI type, thinking_budget and prompt_cache for those of an AnthropicAPI type; the
+	// factory writes them into the JSON bodies of the model's requests.
+	API API
 }
 
 // Provider is one provider of llm.yaml, as a ProviderType's New receives it.
@@ -109,11 +115,11 @@ type Provider struct {
 func builtinTypes() map[string]ProviderType {
 	openai, anthropic := model.Facts("openai"), model.Facts("anthropic")
 	return map[string]ProviderType{
-		"openai":    {New: newOpenAI, Shape: openai.Shape, NoTools: openai.DropsTools},
-		"anthropic": {New: newAnthropic, Shape: anthropic.Shape, NoTools: anthropic.DropsTools, NeedsKey: true},
+		"openai":    {New: newOpenAI, Shape: openai.Shape, NoTools: openai.DropsTools, API: OpenAIAPI},
+		"anthropic": {New: newAnthropic, Shape: anthropic.Shape, NoTools: anthropic.DropsTools, NeedsKey: true, API: AnthropicAPI},
 		// Ollama's OpenAI-compatible endpoint, through the openai client: langchaingo's own
 		// ollama client drops tools.
-		"ollama": {New: newOllama, Shape: openai.Shape, NoTools: openai.DropsTools},
+		"ollama": {New: newOllama, Shape: openai.Shape, NoTools: openai.DropsTools, API: OpenAIAPI},
 	}
 }
 
@@ -147,11 +153,7 @@ func Parse(data []byte, opts ...Option) (*Factory, error) {
 		}
 		types[name] = t
 	}
-	known := make(map[string]bool, len(types))
-	for name := range types {
-		known[name] = true
-	}
-	cfg, err := parseConfig(data, o.file, o.env, known)
+	cfg, err := parseConfig(data, o.file, o.env, types)
 	if err != nil {
 		return nil, err
 	}
@@ -261,7 +263,8 @@ func (f *Factory) newModel(spec *modelSpec) (model.Model, error) {
 	if p.apiKey == "" && (t.NeedsKey || ownAPI) {
 		return model.Model{}, fmt.Errorf("llmfactory: provider %q (%s) has no api_key: set it, e.g. api_key: ${%s}", p.name, p.pos, keyVar(p.typ))
 	}
-	tr := &transport{base: f.http.Transport, retry: f.cfg.retry, timeout: p.timeout, key: p.apiKey}
+	edit := newBodyEdit(t.API, spec)
+	tr := &transport{base: f.http.Transport, retry: f.cfg.retry, timeout: p.timeout, key: p.apiKey, edit: edit}
 	hc := &http.Client{Transport: tr, Jar: f.http.Jar, CheckRedirect: f.http.CheckRedirect}
 	llm, err := t.New(Provider{Name: p.name, Type: p.typ, APIKey: p.apiKey, BaseURL: p.baseURL, HTTPClient: hc}, spec.model)
 	if err != nil {
@@ -270,15 +273,20 @@ func (f *Factory) newModel(spec *modelSpec) (model.Model, error) {
 	// The provider's defaults first, such as anthropic's output token limit (its client's own
 	// cuts long answers short), so that the file's settings override them.
 	opts := append(facts.CallOptions(), spec.callOptions()...)
+	c := &client{llm: llm, provider: p.name, model: spec.name, scrub: tr.scrub}
+	shape := t.Shape
+	if edit.thinks() { // the client shapes the conversation, and sends the thinking back
+		c.thinking, c.shape, shape = true, t.Shape, model.ShapeKeep
+	}
 	return model.Model{
 		Name:        spec.name,
 		ID:          spec.model,
 		Provider:    provider,
 		StrictTools: t.StrictTools || ownAPI && facts.StrictTools,
-		LLM:         &client{llm: llm, provider: p.name, model: spec.name, scrub: tr.scrub},
+		LLM:         c,
 		Options:     opts,
 		NoTools:     t.NoTools,
-		Shape:       t.Shape,
+		Shape:       shape,
 	}, nil
 }
 
@@ -355,9 +363,10 @@ type client struct {
 	provider, model string
 	scrub           func(string) string
 	// thinking: the model has a thinking budget. It takes the conversation as cadre keeps it
-	// (model.ShapeKeep), gives langchaingo's client a copy in ShapeSafe and its transport the
+	// (model.ShapeKeep), gives langchaingo's client a copy in shape and its transport the
 	// original, and hands the answer's thinking blocks to model.Read (see thinking.go).
 	thinking bool
+	shape    model.Shape
 }
 
 func (c *client) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
@@ -365,7 +374,7 @@ func (c *client) GenerateContent(ctx context.Context, msgs []llms.MessageContent
 	var tc *thinkingCall
 	if c.thinking {
 		tc = &thinkingCall{msgs: msgs}
-		ctx, msgs = withThinking(ctx, tc), model.ShapeSafe.Wire(msgs)
+		ctx, msgs = withThinking(ctx, tc), c.shape.Wire(msgs)
 	}
 	resp, err := c.llm.GenerateContent(withFailure(ctx, &f), msgs, opts...)
 	if err == nil {

@@ -169,25 +169,6 @@ func anthropicBlock(p llms.ContentPart, provider string) (anBlock, bool) {
 	return anBlock{}, false
 }
 
-// thinkingRequest rewrites the JSON body of a request of c: its messages from c's
-// conversation, and no thinking when the tool loop it continues has none.
-func thinkingRequest(body []byte, c *thinkingCall, provider string) ([]byte, error) {
-	var req map[string]json.RawMessage
-	if err := json.Unmarshal(body, &req); err != nil {
-		return nil, err
-	}
-	msgs, continued := anthropicMessages(c.msgs, provider)
-	if !continued && loopGoesOn(msgs) {
-		delete(req, "thinking")
-	}
-	raw, err := json.Marshal(msgs)
-	if err != nil {
-		return nil, err
-	}
-	req["messages"] = raw
-	return json.Marshal(req)
-}
-
 // loopGoesOn reports whether msgs end with results of a tool loop.
 func loopGoesOn(msgs []anMessage) bool {
 	n := len(msgs)

@@ -85,7 +85,8 @@ func TestThinkingRequestDropsThinkingForALoopWithoutIt(t *testing.T) {
 			llms.TextParts(llms.ChatMessageTypeHuman, "more"),
 		}, true},
 	} {
-		out, err := thinkingRequest(body, &thinkingCall{msgs: tc.msgs}, "anthropic")
+		edit := &bodyEdit{api: AnthropicAPI, thinkingBudget: 2048}
+		out, err := edit.apply(body, &thinkingCall{msgs: tc.msgs})
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}

@@ -26,15 +26,15 @@ import (
 //
 // Retries happen below the model call: a retried attempt is the same model request, so it is
 // not a new request in usage, and no tool runs again.
+//
+// It also writes the model's settings that the client cannot send into the bodies of its chat
+// requests (see bodyEdit), once, before the first attempt.
 type transport struct {
 	base    http.RoundTripper
 	retry   RetryPolicy
 	timeout time.Duration // per attempt; 0 for none
 	key     Secret        // scrubbed from provider messages
-	// thinking: the model has a thinking budget, and its requests carry their conversation
-	// (see thinking.go); provider names the provider of the Reasoning parts it sends back.
-	thinking bool
-	provider string
+	edit    *bodyEdit     // the model's settings for its request bodies; nil for none
 }
 
 // maxRetryAfter is the longest Retry-After the transport waits for; past it, the 429 or 503
@@ -43,25 +43,10 @@ const maxRetryAfter = time.Minute
 
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
-	var thinking *thinkingCall
-	if t.thinking && req.Body != nil {
-		thinking = thinkingOf(ctx)
-	}
-	if req.Body != nil && (req.GetBody == nil || thinking != nil) {
-		// Keep the body so that it can be sent again.
-		body, err := io.ReadAll(req.Body)
-		req.Body.Close()
-		if err != nil {
-			return nil, err
-		}
-		if thinking != nil {
-			if body, err = thinkingRequest(body, thinking, t.provider); err != nil {
-				return nil, fmt.Errorf("llmfactory: the request to send back thinking blocks: %w", err)
-			}
-		}
-		req = req.Clone(ctx)
-		req.Body, req.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
-		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	thinking := t.edit.thinking(req)
+	req, err := t.replayable(req, thinking)
+	if err != nil {
+		return nil, err
 	}
 	for attempt := 1; ; attempt++ {
 		resp, err := t.attempt(req, attempt)
@@ -82,6 +67,32 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return resp, err
 	}
+}
+
+// replayable returns req with a body that can be sent again, edited for the model when req
+// is one of its chat requests (t.edit). A request without a body, or whose body can be had
+// again (GetBody, as http.NewRequest sets for a bytes.Reader) and needs no edit, is returned
+// as it is.
+func (t *transport) replayable(req *http.Request, thinking *thinkingCall) (*http.Request, error) {
+	edit := t.edit.applies(req)
+	if req.Body == nil || req.GetBody != nil && !edit {
+		return req, nil
+	}
+	body, err := io.ReadAll(req.Body)
+	req.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	if edit {
+		if body, err = t.edit.apply(body, thinking); err != nil {
+			return nil, fmt.Errorf("llmfactory: writing the model's settings into the request: %w", err)
+		}
+	}
+	req = req.Clone(req.Context())
+	req.Body = io.NopCloser(bytes.NewReader(body))
+	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	req.ContentLength = int64(len(body))
+	return req, nil
 }
 
 // attempt sends req once, within the provider's timeout.

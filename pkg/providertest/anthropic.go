@@ -2,6 +2,10 @@ package providertest
 
 import (
 	"bytes"
+	"cmp"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -27,23 +31,38 @@ import (
 // "tool_use" ("length" becomes "max_tokens"). The usage is read from its GenerationInfo (the
 // keys of langchaingo's openai client, which [github.com/cadrehq/cadre/pkg/llmtest.Reply] sets
 // for its Usage, or those of its anthropic client), input_tokens not counting cache reads.
-// When the request asks to stream, the answer is sent as the API's server-sent events. A
+// The usage reports cache_read_input_tokens and cache_creation_input_tokens as m's
+// GenerationInfo gives them: CacheReadInputTokens and CacheCreationInputTokens with the keys
+// of the anthropic client, PromptCachedTokens (reads only) with those of the openai client. When the request turns extended thinking on ("thinking": {"type":
+// "enabled", "budget_tokens": N}), the message starts with a thinking block: the reasoning of
+// m's choices (their ReasoningContent), or a sentence of its own, with a signature that only
+// this server makes. When the request asks to stream, the answer is sent as the API's
+// server-sent events, a thinking block as thinking_delta events and a signature_delta. A
 // failing m gets a 500, as does a tool call whose arguments are not a JSON object, which the
 // API cannot express.
+//
+// The system prompt may be a string or a list of text blocks; blocks and tools may carry a
+// cache breakpoint ("cache_control": {"type": "ephemeral"}, with a "ttl" of "5m" or "1h").
 //
 // Requests the real API rejects get its error JSON and never reach m: a missing model or
 // max_tokens, a first message not from the user, a tool_use block not answered by a
 // tool_result block in the next message, a tool_result block answering no tool_use block of
 // the message before, an empty text block, a tool_use input that is not a JSON object, a tool
-// whose name is not ^[a-zA-Z0-9_-]{1,64}$ or whose input_schema is not an object schema, and
-// a request without the anthropic-version header.
+// whose name is not ^[a-zA-Z0-9_-]{1,64}$ or whose input_schema is not an object schema, more
+// than 4 cache breakpoints or one that is not ephemeral, a thinking budget under 1024 or not
+// under max_tokens, and with thinking on a temperature other than 1, a top_k, a top_p under
+// 0.95 or a tool_choice that forces tool use; and a request without the anthropic-version
+// header.
 func NewAnthropic(m llms.Model, opts ...Option) *Server {
-	return newServer(&anthropicAPI{model: m}, opts)
+	a := &anthropicAPI{model: m}
+	_, _ = rand.Read(a.secret[:]) // never fails
+	return newServer(a, opts)
 }
 
 type anthropicAPI struct {
-	model llms.Model
-	ids   atomic.Int64
+	model  llms.Model
+	ids    atomic.Int64
+	secret [32]byte // signs the thinking blocks (see sign)
 }
 
 // The request, as far as the fake reads it.
@@ -57,10 +76,26 @@ type anRequest struct {
 		Type string `json:"type"`
 		Name string `json:"name"`
 	} `json:"tool_choice"`
-	Temperature   *float64 `json:"temperature"`
-	TopP          *float64 `json:"top_p"`
-	StopSequences []string `json:"stop_sequences"`
-	Stream        bool     `json:"stream"`
+	Temperature   *float64    `json:"temperature"`
+	TopP          *float64    `json:"top_p"`
+	TopK          *int        `json:"top_k"`
+	StopSequences []string    `json:"stop_sequences"`
+	Stream        bool        `json:"stream"`
+	Thinking      *anThinking `json:"thinking"`
+}
+
+// anThinking is the request's extended thinking: {"type": "enabled", "budget_tokens": N}, or
+// {"type": "disabled"}.
+type anThinking struct {
+	Type         string `json:"type"`
+	BudgetTokens *int   `json:"budget_tokens"`
+}
+
+// anCacheControl is a cache breakpoint on a block or a tool: {"type": "ephemeral"}, with a
+// "ttl" of "5m" (the default) or "1h".
+type anCacheControl struct {
+	Type string `json:"type"`
+	TTL  string `json:"ttl"`
 }
 
 type anMessage struct {
@@ -82,12 +117,17 @@ type anBlock struct {
 		Data      string `json:"data"`
 		URL       string `json:"url"`
 	} `json:"source"`
+	CacheControl *anCacheControl `json:"cache_control"`
+	Thinking     *string         `json:"thinking"`  // of a thinking block
+	Signature    *string         `json:"signature"` // of a thinking block
+	Data         string          `json:"data"`      // of a redacted_thinking block
 }
 
 type anTool struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	InputSchema json.RawMessage `json:"input_schema"`
+	Name         string          `json:"name"`
+	Description  string          `json:"description"`
+	InputSchema  json.RawMessage `json:"input_schema"`
+	CacheControl *anCacheControl `json:"cache_control"`
 }
 
 // The response.
@@ -103,11 +143,13 @@ type anResponse struct {
 }
 
 type anOutBlock struct {
-	Type  string          `json:"type"`
-	Text  *string         `json:"text,omitempty"`
-	ID    string          `json:"id,omitempty"`
-	Name  string          `json:"name,omitempty"`
-	Input json.RawMessage `json:"input,omitempty"`
+	Type      string          `json:"type"`
+	Text      *string         `json:"text,omitempty"`
+	ID        string          `json:"id,omitempty"`
+	Name      string          `json:"name,omitempty"`
+	Input     json.RawMessage `json:"input,omitempty"`
+	Thinking  *string         `json:"thinking,omitempty"`
+	Signature *string         `json:"signature,omitempty"`
 }
 
 type anUsage struct {
@@ -234,12 +276,22 @@ func (a *anthropicAPI) serve(w http.ResponseWriter, r *http.Request, body []byte
 	if e != nil {
 		return e
 	}
+	thinking, e := req.thinking()
+	if e != nil {
+		return e
+	}
 	system, e := anthropicSystem(req.System)
 	if e != nil {
 		return e
 	}
 	turns, e := anthropicTurns(req.Messages)
 	if e != nil {
+		return e
+	}
+	if e := a.checkThinking(turns, thinking); e != nil {
+		return e
+	}
+	if e := checkBreakpoints(&req, turns); e != nil {
 		return e
 	}
 	msgs, e := anthropicMessages(system, turns)
@@ -250,7 +302,7 @@ func (a *anthropicAPI) serve(w http.ResponseWriter, r *http.Request, body []byte
 	if e != nil {
 		return e
 	}
-	out, e := a.render(req.Model, resp)
+	out, e := a.render(req.Model, resp, thinking)
 	if e != nil {
 		return e
 	}
@@ -279,6 +331,9 @@ func (r *anRequest) callOptions() (*callOptions, *apiError) {
 		if schema["type"] != "object" {
 			return nil, invalid(fmt.Sprintf("tools.%d.custom.input_schema.type: Input should be 'object'", i))
 		}
+		if e := checkCacheControl(t.CacheControl, fmt.Sprintf("tools.%d.custom", i)); e != nil {
+			return nil, e
+		}
 		o.tools = append(o.tools, llms.Tool{Type: "function", Function: &llms.FunctionDefinition{
 			Name: t.Name, Description: t.Description, Parameters: schema}})
 	}
@@ -303,6 +358,85 @@ func (r *anRequest) callOptions() (*callOptions, *apiError) {
 	return o, nil
 }
 
+// The documentation the API's refusals of settings with extended thinking point to.
+const thinkingDocs = "Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking"
+
+// thinking checks the request's extended thinking, and the settings the API refuses with it
+// on; it reports whether thinking is on.
+func (r *anRequest) thinking() (bool, *apiError) {
+	t := r.Thinking
+	if t == nil || t.Type == "disabled" {
+		return false, nil
+	}
+	if t.Type != "enabled" {
+		return false, invalid(fmt.Sprintf("thinking: Input tag '%s' found using 'type' does not match any of the expected tags: 'disabled', 'enabled'", t.Type))
+	}
+	forced := r.ToolChoice != nil && (r.ToolChoice.Type == "any" || r.ToolChoice.Type == "tool")
+	switch {
+	case t.BudgetTokens == nil:
+		return false, invalid("thinking.enabled.budget_tokens: Field required")
+	case *t.BudgetTokens < 1024:
+		return false, invalid("thinking.enabled.budget_tokens: Input should be greater than or equal to 1024")
+	case *t.BudgetTokens >= *r.MaxTokens:
+		return false, invalid("`max_tokens` must be greater than `thinking.budget_tokens`. " + thinkingDocs + "#max-tokens-and-context-window-size")
+	case r.Temperature != nil && *r.Temperature != 1:
+		return false, invalid("`temperature` may only be set to 1 when thinking is enabled. " + thinkingDocs + "#important-considerations-when-using-extended-thinking")
+	case r.TopK != nil:
+		return false, invalid("`top_k` must be unset when thinking is enabled. " + thinkingDocs + "#important-considerations-when-using-extended-thinking")
+	case r.TopP != nil && (*r.TopP < 0.95 || *r.TopP > 1):
+		return false, invalid("`top_p` must be greater than or equal to 0.95 or unset when thinking is enabled. " + thinkingDocs + "#important-considerations-when-using-extended-thinking")
+	case forced:
+		return false, invalid("Thinking may not be enabled when tool_choice forces tool use.")
+	}
+	return true, nil
+}
+
+// maxBreakpoints is how many blocks and tools a request may mark with cache_control.
+const maxBreakpoints = 4
+
+// checkCacheControl checks the cache breakpoint of the block or tool at where, if it has one.
+func checkCacheControl(c *anCacheControl, where string) *apiError {
+	switch {
+	case c == nil:
+		return nil
+	case c.Type != "ephemeral":
+		return invalid(fmt.Sprintf("%s.cache_control: Input tag '%s' found using 'type' does not match any of the expected tags: 'ephemeral'", where, c.Type))
+	case c.TTL != "" && c.TTL != "5m" && c.TTL != "1h":
+		return invalid(fmt.Sprintf("%s.cache_control.ephemeral.ttl: Input should be '5m' or '1h'", where))
+	}
+	return nil
+}
+
+// checkBreakpoints refuses a request with more cache breakpoints than the API takes, counting
+// those of the tools, the system prompt's blocks and the messages' blocks (each checked
+// already).
+func checkBreakpoints(r *anRequest, turns []anTurn) *apiError {
+	n := 0
+	for _, t := range r.Tools {
+		if t.CacheControl != nil {
+			n++
+		}
+	}
+	var system []anBlock
+	_ = json.Unmarshal(r.System, &system) // a string, or blocks checked already
+	for _, b := range system {
+		if b.CacheControl != nil {
+			n++
+		}
+	}
+	for _, t := range turns {
+		for _, b := range t.blocks {
+			if b.CacheControl != nil {
+				n++
+			}
+		}
+	}
+	if n > maxBreakpoints {
+		return invalid(fmt.Sprintf("A maximum of %d blocks with cache_control may be provided. Found %d.", maxBreakpoints, n))
+	}
+	return nil
+}
+
 // anthropicSystem reads the system prompt: absent, a string, or text blocks.
 func anthropicSystem(raw json.RawMessage) (string, *apiError) {
 	raw = bytes.TrimSpace(raw)
@@ -323,6 +457,9 @@ func anthropicSystem(raw json.RawMessage) (string, *apiError) {
 			return "", invalid(fmt.Sprintf("system.%d: Input should be a text block", i))
 		}
 		if e := checkText(*b.Text, "system"); e != nil {
+			return "", e
+		}
+		if e := checkCacheControl(b.CacheControl, fmt.Sprintf("system.%d", i)); e != nil {
 			return "", e
 		}
 		texts[i] = *b.Text
@@ -443,6 +580,9 @@ func anthropicBlocks(m anMessage, i int) ([]anBlock, *apiError) {
 }
 
 func checkBlock(b anBlock, role, where string) *apiError {
+	if e := checkCacheControl(b.CacheControl, where); e != nil {
+		return e
+	}
 	switch b.Type {
 	case "text":
 		if b.Text == nil {
@@ -474,8 +614,48 @@ func checkBlock(b anBlock, role, where string) *apiError {
 		if _, e := toolResultText(b, where); e != nil {
 			return e
 		}
+	case "thinking", "redacted_thinking":
+		if role != "assistant" {
+			return invalid(where + ": thinking blocks can only be in assistant messages")
+		}
+		if b.Type == "thinking" && (b.Thinking == nil || b.Signature == nil) {
+			return invalid(where + ".thinking: thinking and signature are required")
+		}
+		if b.Type == "redacted_thinking" && b.Data == "" {
+			return invalid(where + ".redacted_thinking.data: Field required")
+		}
 	default:
-		return invalid(fmt.Sprintf("%s.type: unsupported content block type %q; this fake accepts text, image, tool_use and tool_result", where, b.Type))
+		return invalid(fmt.Sprintf("%s.type: unsupported content block type %q; this fake accepts text, image, tool_use, tool_result, thinking and redacted_thinking", where, b.Type))
+	}
+	return nil
+}
+
+// checkThinking checks the thinking blocks sent back, as the API does: each one unchanged
+// (its signature), each first in its turn; and, with thinking on, a tool loop's turn — the
+// assistant turn before the results that end the conversation — must start with one. A
+// redacted block is taken as it is: this server never writes one.
+func (a *anthropicAPI) checkThinking(turns []anTurn, on bool) *apiError {
+	for i, t := range turns {
+		opened := true
+		for j, b := range t.blocks {
+			switch {
+			case b.Type != "thinking" && b.Type != "redacted_thinking":
+				opened = false
+			case !opened:
+				return invalid(fmt.Sprintf("messages.%d.content.%d: thinking blocks must come first in an assistant message, before its text and tool_use blocks", i, j))
+			case b.Type == "thinking" && !a.signed(*b.Thinking, *b.Signature):
+				return invalid(fmt.Sprintf("messages.%d.content.%d: Invalid `signature` in `thinking` block", i, j))
+			}
+		}
+	}
+	n := len(turns)
+	if !on || n < 2 || len(turns[n-1].blocks) == 0 || turns[n-1].blocks[0].Type != "tool_result" || len(turns[n-2].blocks) == 0 {
+		return nil
+	}
+	if first := turns[n-2].blocks[0].Type; first != "thinking" && first != "redacted_thinking" {
+		return invalid(fmt.Sprintf("messages.%d.content.0.type: Expected `thinking` or `redacted_thinking`, but found `%s`. "+
+			"When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). "+
+			"We recommend you include thinking blocks from previous turns. To avoid this requirement, disable `thinking`. %s", n-2, first, thinkingDocs))
 	}
 	return nil
 }
@@ -575,10 +755,14 @@ func anthropicImage(b anBlock) (llms.ContentPart, *apiError) {
 	return nil, invalid(fmt.Sprintf("image source: Input should be 'base64' or 'url', got %q", b.Source.Type))
 }
 
-// render builds the one message the API answers with.
-func (a *anthropicAPI) render(model string, resp *llms.ContentResponse) (*anResponse, *apiError) {
+// render builds the one message the API answers with, which starts with a thinking block
+// when thinking is on.
+func (a *anthropicAPI) render(model string, resp *llms.ContentResponse, thinking bool) (*anResponse, *apiError) {
 	out := &anResponse{ID: fmt.Sprintf("msg_providertest%d", a.ids.Add(1)), Type: "message", Role: "assistant",
 		Model: model, Content: []anOutBlock{}}
+	if thinking {
+		out.Content = append(out.Content, a.thinkingBlock(resp))
+	}
 	var text strings.Builder
 	for _, c := range resp.Choices {
 		text.WriteString(c.Content)
@@ -605,6 +789,41 @@ func (a *anthropicAPI) render(model string, resp *llms.ContentResponse) (*anResp
 	out.Usage = anUsage{InputTokens: max(t.prompt-t.cacheRead-t.cacheWrite, 0), CacheReadInputTokens: t.cacheRead,
 		CacheCreationInputTokens: t.cacheWrite, OutputTokens: t.completion}
 	return out, nil
+}
+
+// defaultThinking is the text of a thinking block whose model gave no reasoning.
+const defaultThinking = "The user asks a question; I work the answer out before I give it."
+
+// thinkingBlock is the thinking block that opens an answer when thinking is on: the reasoning
+// of resp's choices (ReasoningContent), or defaultThinking, signed.
+func (a *anthropicAPI) thinkingBlock(resp *llms.ContentResponse) anOutBlock {
+	var text strings.Builder
+	for _, c := range resp.Choices {
+		text.WriteString(c.ReasoningContent)
+	}
+	thinking := cmp.Or(text.String(), defaultThinking)
+	signature := a.sign(thinking)
+	return anOutBlock{Type: "thinking", Thinking: &thinking, Signature: &signature}
+}
+
+// sign returns the signature of a thinking block's text: an HMAC of it under the server's
+// secret, so that the server can tell a thinking block it wrote, sent back unchanged in a
+// later request, from one made up or edited (see signed), as the real API does with its
+// signatures.
+func (a *anthropicAPI) sign(thinking string) string {
+	mac := hmac.New(sha256.New, a.secret[:])
+	mac.Write([]byte(thinking))
+	return base64.StdEncoding.EncodeToString(mac.Sum(nil))
+}
+
+// signed reports whether signature is the server's signature of the thinking text.
+func (a *anthropicAPI) signed(thinking, signature string) bool {
+	got, err := base64.StdEncoding.DecodeString(signature)
+	if err != nil {
+		return false
+	}
+	want, _ := base64.StdEncoding.DecodeString(a.sign(thinking))
+	return hmac.Equal(got, want)
 }
 
 func (a *anthropicAPI) toolUse(call llms.ToolCall) (anOutBlock, *apiError) {
@@ -639,7 +858,8 @@ func stopReason(reason string, calls bool) string {
 }
 
 // streamAnthropic sends out as the API streams it: message_start, then for each block its
-// start, deltas and stop, then message_delta with the stop reason and message_stop.
+// start, deltas and stop, then message_delta with the stop reason and message_stop. A
+// thinking block's deltas are its text (thinking_delta), then its signature (signature_delta).
 func streamAnthropic(w http.ResponseWriter, out *anResponse) {
 	const size = 16 // bytes of text or arguments per delta
 	s := startSSE(w)
@@ -665,6 +885,14 @@ func streamAnthropic(w http.ResponseWriter, out *anResponse) {
 			for _, p := range pieces(string(b.Input), size) {
 				deltas = append(deltas, map[string]any{"type": "input_json_delta", "partial_json": p})
 			}
+		case "thinking":
+			empty := ""
+			send(map[string]any{"type": "content_block_start", "index": i,
+				"content_block": anOutBlock{Type: "thinking", Thinking: &empty, Signature: &empty}})
+			for _, p := range pieces(*b.Thinking, size) {
+				deltas = append(deltas, map[string]any{"type": "thinking_delta", "thinking": p})
+			}
+			deltas = append(deltas, map[string]any{"type": "signature_delta", "signature": *b.Signature})
 		}
 		for _, d := range deltas {
 			send(map[string]any{"type": "content_block_delta", "index": i, "delta": d})

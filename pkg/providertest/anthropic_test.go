@@ -2,6 +2,7 @@ package providertest_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -160,6 +161,14 @@ func TestAnthropicServerRejects(t *testing.T) {
 	withTool := func(t string) string {
 		return `{"model":"m","max_tokens":10,"tools":[` + t + `],"messages":[` + user + `]}`
 	}
+	// with is a valid request with the members extra, and 4096 max_tokens.
+	with := func(extra string) string {
+		return `{"model":"m","max_tokens":4096,` + extra + `,"messages":[` + user + `]}`
+	}
+	const (
+		thinking = `"thinking":{"type":"enabled","budget_tokens":2048}`
+		cached   = `{"type":"text","text":"S","cache_control":{"type":"ephemeral"}}`
+	)
 	for _, c := range []struct {
 		name, body, want string
 	}{
@@ -193,6 +202,30 @@ func TestAnthropicServerRejects(t *testing.T) {
 			"tools.0.custom.name: String should match pattern"},
 		{"tool choice of an unknown tool", `{"model":"m","max_tokens":10,"tools":[` + tool + `],"tool_choice":{"type":"tool","name":"g"},"messages":[` + user + `]}`,
 			`no tool named "g"`},
+		{"thinking budget under 1024", with(`"thinking":{"type":"enabled","budget_tokens":1000}`),
+			"thinking.enabled.budget_tokens: Input should be greater than or equal to 1024"},
+		{"thinking budget missing", with(`"thinking":{"type":"enabled"}`), "thinking.enabled.budget_tokens: Field required"},
+		{"thinking budget not under max_tokens", with(`"thinking":{"type":"enabled","budget_tokens":4096}`),
+			"`max_tokens` must be greater than `thinking.budget_tokens`."},
+		{"thinking of an unknown type", with(`"thinking":{"type":"on","budget_tokens":2048}`),
+			"thinking: Input tag 'on' found using 'type' does not match any of the expected tags: 'disabled', 'enabled'"},
+		{"thinking with temperature 0", with(thinking + `,"temperature":0`), "`temperature` may only be set to 1 when thinking is enabled."},
+		{"thinking with top_k", with(thinking + `,"top_k":40`), "`top_k` must be unset when thinking is enabled."},
+		{"thinking with top_p 0.9", with(thinking + `,"top_p":0.9`), "`top_p` must be greater than or equal to 0.95 or unset when thinking is enabled."},
+		{"thinking with a forced tool", with(thinking + `,"tools":[` + tool + `],"tool_choice":{"type":"any"}`),
+			"Thinking may not be enabled when tool_choice forces tool use."},
+		{"five cache breakpoints", with(`"system":[` + strings.Repeat(cached+",", 4) + cached + `]`),
+			"A maximum of 4 blocks with cache_control may be provided. Found 5."},
+		{"five cache breakpoints across tools, system and messages", `{"model":"m","max_tokens":10,` +
+			`"tools":[{"name":"f","input_schema":{"type":"object"},"cache_control":{"type":"ephemeral"}},{"name":"g","input_schema":{"type":"object"},"cache_control":{"type":"ephemeral"}}],` +
+			`"system":[` + cached + `,` + cached + `],"messages":[{"role":"user","content":[` + cached + `]}]}`,
+			"A maximum of 4 blocks with cache_control may be provided. Found 5."},
+		{"cache breakpoint of another type", with(`"system":[{"type":"text","text":"S","cache_control":{"type":"persistent"}}]`),
+			"system.0.cache_control: Input tag 'persistent' found using 'type' does not match any of the expected tags: 'ephemeral'"},
+		{"cache breakpoint with a ttl of 2h", with(`"tools":[{"name":"f","input_schema":{"type":"object"},"cache_control":{"type":"ephemeral","ttl":"2h"}}]`),
+			"tools.0.custom.cache_control.ephemeral.ttl: Input should be '5m' or '1h'"},
+		{"cache breakpoint of another type on a message block", req(`{"role":"user","content":[{"type":"text","text":"hi","cache_control":{"type":"x"}}]}`),
+			"messages.0.content.0.cache_control: Input tag 'x'"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -288,5 +321,167 @@ func TestAnthropicServerArgumentsNotAnObject(t *testing.T) {
 	_, err := anthropicClient(t, s, "k").GenerateContent(context.Background(), human("hi"))
 	if err == nil || !strings.Contains(err.Error(), "500") || !strings.Contains(err.Error(), "not a JSON object") {
 		t.Errorf("error = %v, want a 500 saying the arguments are not a JSON object", err)
+	}
+}
+
+// TestAnthropicServerAcceptsThinkingAndCaching checks the requests with extended thinking and
+// cache breakpoints that the API takes.
+func TestAnthropicServerAcceptsThinkingAndCaching(t *testing.T) {
+	t.Parallel()
+	const user = `{"role":"user","content":[{"type":"text","text":"hi","cache_control":{"type":"ephemeral"}}]}`
+	tool := func(name, cache string) string {
+		return `{"name":"` + name + `","input_schema":{"type":"object"}` + cache + `}`
+	}
+	for _, c := range []struct{ name, members string }{
+		{"system as a string", `"system":"Be brief."`},
+		{"system as blocks with breakpoints", `"system":[{"type":"text","text":"A"},{"type":"text","text":"B","cache_control":{"type":"ephemeral","ttl":"1h"}}]`},
+		{"four breakpoints", `"tools":[` + tool("f", "") + `,` + tool("g", `,"cache_control":{"type":"ephemeral"}`) + `],` +
+			`"system":[{"type":"text","text":"A","cache_control":{"type":"ephemeral"}},{"type":"text","text":"B","cache_control":{"type":"ephemeral","ttl":"5m"}}]`},
+		{"thinking", `"thinking":{"type":"enabled","budget_tokens":1024}`},
+		{"thinking with temperature 1 and top_p 0.95", `"thinking":{"type":"enabled","budget_tokens":4095},"temperature":1,"top_p":0.95`},
+		{"thinking with tool_choice auto", `"thinking":{"type":"enabled","budget_tokens":2048},"tools":[` + tool("f", "") + `],"tool_choice":{"type":"auto"}`},
+		{"thinking disabled, with a temperature", `"thinking":{"type":"disabled"},"temperature":0,"top_k":5`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			s := providertest.NewAnthropic(llmtest.NewScripted(llmtest.Text("ok")))
+			defer s.Close()
+			body := `{"model":"m","max_tokens":4096,` + c.members + `,"messages":[` + user + `]}`
+			if status, _, resp := rawPost(t, s, "/v1/messages", providers[1].validHeaders("k"), body); status != http.StatusOK {
+				t.Errorf("status %d: %s", status, resp)
+			}
+		})
+	}
+}
+
+// thinkingReply is a model's answer with reasoning, usage and cache counts, in the
+// GenerationInfo of langchaingo's anthropic client.
+func thinkingReply() *llmtest.Scripted {
+	return llmtest.NewScripted(llmtest.Reply{Response: &llms.ContentResponse{Choices: []*llms.ContentChoice{{
+		Content:          "Oslo has 709,000 people.",
+		ReasoningContent: "The user asks about Oslo. I recall its population from the 2024 census.",
+		StopReason:       "end_turn",
+		GenerationInfo: map[string]any{"InputTokens": 50, "OutputTokens": 120,
+			"CacheReadInputTokens": 1000, "CacheCreationInputTokens": 300},
+	}}}})
+}
+
+const thinkingRequest = `{"model":"claude-test","max_tokens":4096,"thinking":{"type":"enabled","budget_tokens":2048},` +
+	`"system":[{"type":"text","text":"Be brief.","cache_control":{"type":"ephemeral"}}],"messages":[{"role":"user","content":"Oslo?"}]`
+
+// TestAnthropicServerThinkingBlock checks that an answer with thinking on starts with a
+// thinking block, signed by the server, and that the usage carries the cache counts.
+func TestAnthropicServerThinkingBlock(t *testing.T) {
+	t.Parallel()
+	s := providertest.NewAnthropic(thinkingReply())
+	defer s.Close()
+	status, _, body := rawPost(t, s, "/v1/messages", providers[1].validHeaders("k"), thinkingRequest+"}")
+	if status != http.StatusOK {
+		t.Fatalf("status %d: %s", status, body)
+	}
+	var resp struct {
+		Content []map[string]any
+		Usage   map[string]int
+	}
+	if err := json.Unmarshal(body, &resp); err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Content) != 2 || resp.Content[0]["type"] != "thinking" || resp.Content[1]["type"] != "text" {
+		t.Fatalf("content %v; want a thinking block, then the text", resp.Content)
+	}
+	thinking, _ := resp.Content[0]["thinking"].(string)
+	signature, _ := resp.Content[0]["signature"].(string)
+	if thinking != "The user asks about Oslo. I recall its population from the 2024 census." {
+		t.Errorf("thinking %q; want the model's reasoning", thinking)
+	}
+	checkSignature(t, s, thinking, signature)
+	want := map[string]int{"input_tokens": 50, "output_tokens": 120, "cache_read_input_tokens": 1000, "cache_creation_input_tokens": 300}
+	if diff := cmp.Diff(want, resp.Usage); diff != "" {
+		t.Errorf("usage (-want +got):\n%s", diff)
+	}
+
+	// Without reasoning from the model, the block has a text of its own.
+	s2 := providertest.NewAnthropic(llmtest.NewScripted(llmtest.Text("ok")))
+	defer s2.Close()
+	_, _, body = rawPost(t, s2, "/v1/messages", providers[1].validHeaders("k"), thinkingRequest+"}")
+	if err := json.Unmarshal(body, &resp); err != nil || len(resp.Content) != 2 || resp.Content[0]["thinking"] == "" {
+		t.Errorf("content %v (%v); want a thinking block with a text", resp.Content, err)
+	}
+}
+
+// checkSignature checks that signature is s's of thinking, and of nothing else.
+func checkSignature(t *testing.T, s *providertest.Server, thinking, signature string) {
+	t.Helper()
+	if signature == "" || !providertest.ThinkingSigned(s, thinking, signature) {
+		t.Errorf("signature %q of %q does not verify", signature, thinking)
+	}
+	if providertest.ThinkingSigned(s, thinking+" Or not.", signature) {
+		t.Error("the signature verifies an edited thinking text")
+	}
+	other := providertest.NewAnthropic(llmtest.NewScripted())
+	defer other.Close()
+	if providertest.ThinkingSigned(other, thinking, signature) {
+		t.Error("another server's secret verifies the signature")
+	}
+}
+
+// TestAnthropicServerStreamedThinking checks the events of a streamed answer with thinking
+// on, as the API sends them: the thinking block's start, its text in thinking_delta events,
+// its signature in a signature_delta, its stop; then the text block; the cache counts in
+// message_start.
+func TestAnthropicServerStreamedThinking(t *testing.T) {
+	t.Parallel()
+	s := providertest.NewAnthropic(thinkingReply())
+	defer s.Close()
+	status, header, body := rawPost(t, s, "/v1/messages", providers[1].validHeaders("k"), thinkingRequest+`,"stream":true}`)
+	if status != http.StatusOK || !strings.HasPrefix(header.Get("Content-Type"), "text/event-stream") {
+		t.Fatalf("status %d, %s: %s", status, header.Get("Content-Type"), body)
+	}
+	var (
+		kinds               []string
+		thinking, signature string
+		start               map[string]any
+	)
+	for _, block := range strings.Split(strings.TrimSpace(string(body)), "\n\n") {
+		_, data, _ := strings.Cut(block, "data: ")
+		var e map[string]any
+		if err := json.Unmarshal([]byte(data), &e); err != nil {
+			t.Fatalf("event %q: %v", block, err)
+		}
+		kind, _ := e["type"].(string)
+		switch kind {
+		case "message_start":
+			start, _ = e["message"].(map[string]any)
+		case "content_block_start":
+			cb, _ := e["content_block"].(map[string]any)
+			kind += ":" + cb["type"].(string)
+			if cb["type"] == "thinking" && (cb["thinking"] != "" || cb["signature"] != "") {
+				t.Errorf("thinking block starts with %v; want empty thinking and signature", cb)
+			}
+		case "content_block_delta":
+			d, _ := e["delta"].(map[string]any)
+			kind += ":" + d["type"].(string)
+			if e["index"] == 0.0 {
+				t, _ := d["thinking"].(string)
+				sig, _ := d["signature"].(string)
+				thinking, signature = thinking+t, signature+sig
+			}
+		}
+		if n := len(kinds); n == 0 || kinds[n-1] != kind {
+			kinds = append(kinds, kind) // runs of the same event once
+		}
+	}
+	want := []string{"message_start", "content_block_start:thinking", "content_block_delta:thinking_delta", "content_block_delta:signature_delta",
+		"content_block_stop", "content_block_start:text", "content_block_delta:text_delta", "content_block_stop", "message_delta", "message_stop"}
+	if diff := cmp.Diff(want, kinds); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	if thinking != "The user asks about Oslo. I recall its population from the 2024 census." {
+		t.Errorf("streamed thinking %q", thinking)
+	}
+	checkSignature(t, s, thinking, signature)
+	u, _ := start["usage"].(map[string]any)
+	if u["cache_read_input_tokens"] != 1000.0 || u["cache_creation_input_tokens"] != 300.0 || u["input_tokens"] != 50.0 {
+		t.Errorf("message_start usage %v; want the cache counts", u)
 	}
 }

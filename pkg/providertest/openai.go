@@ -25,8 +25,13 @@ import (
 // its Usage, or those of its anthropic client), as server-sent events when the request asks to
 // stream. A failing m gets a 500.
 //
+// The usage reports cached input (usage.prompt_tokens_details.cached_tokens) and reasoning
+// output (usage.completion_tokens_details.reasoning_tokens), in the answer and in the last
+// chunk of a stream. The request may carry reasoning_effort, which m does not see.
+//
 // Requests the real API rejects get a 400 with its error JSON and never reach m: a missing
-// model, no messages, a tool whose type is not "function", whose name is not
+// model, no messages, a reasoning_effort other than none, minimal, low, medium, high and xhigh,
+// a tool whose type is not "function", whose name is not
 // ^[a-zA-Z0-9_-]{1,64}$ or whose parameters are not an object schema, an assistant message's
 // tool calls not each answered by a tool message before the next other message, a tool
 // message answering no call of the assistant message before it, a tool message whose content
@@ -60,6 +65,7 @@ type oaRequest struct {
 	ResponseFormat      *struct {
 		Type string `json:"type"`
 	} `json:"response_format"`
+	ReasoningEffort *string `json:"reasoning_effort"` // null as absent
 }
 
 type oaMessage struct {
@@ -302,8 +308,16 @@ func invalidParam(message, param, code string) *apiError {
 	return e
 }
 
+// reasoningEfforts are the values of reasoning_effort that the API takes (each model takes
+// some of them: gpt-5 minimal to high, gpt-5.1 none to high).
+var reasoningEfforts = []string{"none", "minimal", "low", "medium", "high", "xhigh"}
+
 // callOptions reads and checks everything but the messages.
 func (r *oaRequest) callOptions() (*callOptions, *apiError) {
+	if e := r.ReasoningEffort; e != nil && !slices.Contains(reasoningEfforts, *e) {
+		return nil, invalidParam(fmt.Sprintf("Invalid value: '%s'. Supported values are: 'none', 'minimal', 'low', 'medium', 'high', and 'xhigh'.", *e),
+			"reasoning_effort", "invalid_value")
+	}
 	o := &callOptions{model: r.Model, maxTokens: r.MaxCompletionTokens, temperature: r.Temperature,
 		topP: r.TopP, seed: r.Seed, n: r.N, jsonMode: r.ResponseFormat != nil && r.ResponseFormat.Type == "json_object"}
 	if o.maxTokens == 0 {

@@ -182,6 +182,9 @@ func TestOpenAIServerRejects(t *testing.T) {
 			"'tool_choice' is only allowed when 'tools' are specified"},
 		{"user message without content", msgs(`{"role":"user"}`), "expected a string, got null"},
 		{"unknown role", msgs(`{"role":"robot","content":"hi"}`), "Invalid value: 'robot'."},
+		{"reasoning effort not a level", `{"model":"m","messages":[` + user + `],"reasoning_effort":"extreme"}`,
+			"Invalid value: 'extreme'. Supported values are: 'none', 'minimal', 'low', 'medium', 'high', and 'xhigh'."},
+		{"reasoning effort in capitals", `{"model":"m","messages":[` + user + `],"reasoning_effort":"LOW"}`, "Invalid value: 'LOW'."},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -248,5 +251,39 @@ func TestOpenAIServerToolChoice(t *testing.T) {
 	reqs := m.Requests()
 	if reqs[0].Options.ToolChoice != "required" || !cmp.Equal(reqs[1].Options.ToolChoice, named) {
 		t.Errorf("the model's tool choices: %#v, %#v; want %q, %#v", reqs[0].Options.ToolChoice, reqs[1].Options.ToolChoice, "required", named)
+	}
+}
+
+// TestOpenAIServerReasoningEffort checks that the levels the API takes are accepted, and
+// null as none.
+func TestOpenAIServerReasoningEffort(t *testing.T) {
+	t.Parallel()
+	s := providertest.NewOpenAI(llmtest.NewScripted(llmtest.Text("ok")).Cycle())
+	defer s.Close()
+	for _, effort := range []string{`"none"`, `"minimal"`, `"low"`, `"medium"`, `"high"`, `"xhigh"`, `null`} {
+		body := `{"model":"gpt-5-mini","messages":[{"role":"user","content":"hi"}],"reasoning_effort":` + effort + `}`
+		if status, _, resp := rawPost(t, s, "/v1/chat/completions", providers[0].validHeaders("k"), body); status != http.StatusOK {
+			t.Errorf("reasoning_effort %s: status %d: %s", effort, status, resp)
+		}
+	}
+}
+
+// TestOpenAIServerStreamedUsageDetails checks that the usage chunk of a stream carries the
+// cached and reasoning tokens, which the client reads.
+func TestOpenAIServerStreamedUsageDetails(t *testing.T) {
+	t.Parallel()
+	m := llmtest.NewScripted(llmtest.Reply{Text: "Hello there.",
+		Usage: usage.Usage{InputTokens: 120, OutputTokens: 30, CacheReadTokens: 100, ReasoningTokens: 10}})
+	s := providertest.NewOpenAI(m)
+	defer s.Close()
+	stream := llms.WithStreamingFunc(func(context.Context, []byte) error { return nil })
+	resp, err := openAIClient(t, s, "k").GenerateContent(context.Background(), human("hi"), stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string]int{"PromptTokens": 120, "CompletionTokens": 30, "PromptCachedTokens": 100, "ReasoningTokens": 10} {
+		if got := resp.Choices[0].GenerationInfo[key]; got != want {
+			t.Errorf("GenerationInfo[%s] = %v, want %d", key, got, want)
+		}
 	}
 }
