@@ -485,3 +485,44 @@ func TestAnthropicServerStreamedThinking(t *testing.T) {
 		t.Errorf("message_start usage %v; want the cache counts", u)
 	}
 }
+
+// TestAnthropicServerChecksThinkingSentBack: a tool loop's next request with thinking on must
+// bring back the turn's thinking block first and unchanged, as the API requires.
+func TestAnthropicServerChecksThinkingSentBack(t *testing.T) {
+	t.Parallel()
+	s := providertest.NewAnthropic(llmtest.NewScripted(llmtest.Calls(llmtest.Call("f", `{}`)), llmtest.Text("done"), llmtest.Text("done"), llmtest.Text("done")))
+	defer s.Close()
+	_, _, body := rawPost(t, s, "/v1/messages", providers[1].validHeaders("k"), thinkingRequest+`,"tools":[{"name":"f","input_schema":{"type":"object"}}]}`)
+	var first struct{ Content []json.RawMessage }
+	if err := json.Unmarshal(body, &first); err != nil || len(first.Content) != 2 {
+		t.Fatalf("first answer %s (%v); want thinking and a tool_use", body, err)
+	}
+	thinkingBlock, toolUse := string(first.Content[0]), string(first.Content[1])
+	var use struct{ ID string }
+	_ = json.Unmarshal(first.Content[1], &use)
+	loop := func(turn ...string) string {
+		return strings.TrimSuffix(thinkingRequest, `"messages":[{"role":"user","content":"Oslo?"}]`) +
+			`"tools":[{"name":"f","input_schema":{"type":"object"}}],"messages":[{"role":"user","content":"Oslo?"},` +
+			`{"role":"assistant","content":[` + strings.Join(turn, ",") + `]},` +
+			`{"role":"user","content":[{"type":"tool_result","tool_use_id":"` + use.ID + `","content":"709000"}]}]}`
+	}
+	tampered := strings.Replace(thinkingBlock, `"thinking":"`, `"thinking":"Not `, 1)
+	for _, c := range []struct {
+		name, body, want string
+	}{
+		{"without its thinking block", loop(toolUse), "Expected `thinking` or `redacted_thinking`, but found `tool_use`"},
+		{"an edited thinking block", loop(tampered, toolUse), "Invalid `signature` in `thinking` block"},
+		{"the thinking block after the call", loop(toolUse, thinkingBlock), "thinking blocks must come first"},
+		{"as it came", loop(thinkingBlock, toolUse), ""},
+		{"a redacted block", loop(`{"type":"redacted_thinking","data":"opaque"}`, toolUse), ""},
+		{"without thinking, no block needed", strings.Replace(loop(toolUse), `"thinking":{"type":"enabled","budget_tokens":2048},`, "", 1), ""},
+	} {
+		status, _, got := rawPost(t, s, "/v1/messages", providers[1].validHeaders("k"), c.body)
+		switch {
+		case c.want == "" && status != http.StatusOK:
+			t.Errorf("%s: status %d: %s", c.name, status, got)
+		case c.want != "" && (status != http.StatusBadRequest || !strings.Contains(string(got), c.want)):
+			t.Errorf("%s: status %d: %s; want a 400 saying %q", c.name, status, got, c.want)
+		}
+	}
+}
