@@ -12,8 +12,9 @@ import (
 	"github.com/tmc/langchaingo/llms"
 )
 
-// testTypes are the provider types Parse knows without options.
-var testTypes = map[string]bool{"openai": true, "anthropic": true, "ollama": true}
+// testTypes are the provider types of the parser's tests: three of those Parse knows without
+// options, none of which needs a key of its own (see typeKeys).
+var testTypes = map[string]ProviderType{"openai": {}, "anthropic": {}, "ollama": {}}
 
 // doc joins lines into a document: line i+1 of the file is lines[i].
 func doc(lines ...string) string { return strings.Join(lines, "\n") + "\n" }
@@ -76,7 +77,7 @@ func badConfigs() []badConfig {
 			"    apikey: x",
 			"models:",
 			"  fast: {provider: openai, model: m}",
-		), want: []string{"llm.yaml:3: providers.openai.apikey: unknown key (known: type, api_key, base_url, timeout)"}},
+		), want: []string{"llm.yaml:3: providers.openai.apikey: unknown key (known: type, api_key, base_url, api_version, timeout)"}},
 		{name: "unknown retry key", data: doc(
 			"providers: {openai: {}}",
 			"models: {fast: {provider: openai, model: m}}",
@@ -876,7 +877,7 @@ func checkConfig(t *testing.T, cfg *fileConfig) {
 		t.Fatalf("%d providers, %d models, %d in order", len(cfg.providers), len(cfg.models), len(cfg.order))
 	}
 	for name, p := range cfg.providers {
-		if !testTypes[p.typ] || p.name != name {
+		if _, ok := testTypes[p.typ]; !ok || p.name != name {
 			t.Errorf("provider %q: name %q, type %q", name, p.name, p.typ)
 		}
 	}

@@ -93,6 +93,16 @@ type ProviderType struct {
 	Provider string
 	// StrictTools: the provider accepts strict tool schemas (see model.Model.StrictTools).
 	StrictTools bool
+	// NeedsBaseURL makes a provider of the type without base_url an error when the file is
+	// read: the type has no address of its own (azure's is the resource's endpoint).
+	NeedsBaseURL bool
+	// APIVersion makes api_version a key of the type's providers, and a required one: New gets
+	// it in Provider.APIVersion (azure's API version). Providers of other types may not set it.
+	APIVersion bool
+	// KeyVar is the environment variable that usually holds the type's API key, which an error
+	// about a missing api_key suggests; "" means model.Facts(Provider).KeyVar, or else one made
+	// of the type's name (GATEWAY_API_KEY for type gateway).
+	KeyVar string
 }
 
 // Provider is one provider of llm.yaml, as a ProviderType's New receives it.
@@ -101,6 +111,7 @@ type Provider struct {
 	Type       string
 	APIKey     Secret
 	BaseURL    string // "" when not set
+	APIVersion string // "" for a type without APIVersion
 	HTTPClient *http.Client
 }
 
@@ -147,11 +158,7 @@ func Parse(data []byte, opts ...Option) (*Factory, error) {
 		}
 		types[name] = t
 	}
-	known := make(map[string]bool, len(types))
-	for name := range types {
-		known[name] = true
-	}
-	cfg, err := parseConfig(data, o.file, o.env, known)
+	cfg, err := parseConfig(data, o.file, o.env, types)
 	if err != nil {
 		return nil, err
 	}
@@ -259,11 +266,11 @@ func (f *Factory) newModel(spec *modelSpec) (model.Model, error) {
 	facts := model.Facts(provider)
 	ownAPI := p.typ == "openai" && isOpenAI(p.baseURL) // OpenAI itself, not a server copying its API
 	if p.apiKey == "" && (t.NeedsKey || ownAPI) {
-		return model.Model{}, fmt.Errorf("llmfactory: provider %q (%s) has no api_key: set it, e.g. api_key: ${%s}", p.name, p.pos, keyVar(p.typ))
+		return model.Model{}, fmt.Errorf("llmfactory: provider %q (%s) has no api_key: set it, e.g. api_key: ${%s}", p.name, p.pos, keyVar(p.typ, t))
 	}
 	tr := &transport{base: f.http.Transport, retry: f.cfg.retry, timeout: p.timeout, key: p.apiKey}
 	hc := &http.Client{Transport: tr, Jar: f.http.Jar, CheckRedirect: f.http.CheckRedirect}
-	llm, err := t.New(Provider{Name: p.name, Type: p.typ, APIKey: p.apiKey, BaseURL: p.baseURL, HTTPClient: hc}, spec.model)
+	llm, err := t.New(Provider{Name: p.name, Type: p.typ, APIKey: p.apiKey, BaseURL: p.baseURL, APIVersion: p.version, HTTPClient: hc}, spec.model)
 	if err != nil {
 		return model.Model{}, fmt.Errorf("llmfactory: model %q of provider %q: %s", spec.name, p.name, tr.scrub(err.Error()))
 	}
@@ -311,9 +318,13 @@ func lookedIn(path string) string {
 }
 
 // keyVar names the environment variable that usually holds the API key of a provider of type
-// typ, for an error's example: the variable of the provider typ names (model.Facts), or one
-// made of typ, whose name says more of the endpoint than the provider it copies.
-func keyVar(typ string) string {
+// typ, t, for an error's example: the type's own, else that of the provider typ names
+// (model.Facts), else one made of typ, whose name says more of the endpoint than the provider
+// it copies.
+func keyVar(typ string, t ProviderType) string {
+	if t.KeyVar != "" {
+		return t.KeyVar
+	}
 	if v := model.Facts(typ).KeyVar; v != "" {
 		return v
 	}
