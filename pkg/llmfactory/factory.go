@@ -116,16 +116,18 @@ type Provider struct {
 }
 
 // builtinTypes are the provider types every factory knows, each with the facts of the
-// langchaingo client it makes.
+// langchaingo client it makes: openai and anthropic, and the OpenAI-compatible services
+// (compatibles).
 func builtinTypes() map[string]ProviderType {
 	openai, anthropic := model.Facts("openai"), model.Facts("anthropic")
-	return map[string]ProviderType{
+	types := map[string]ProviderType{
 		"openai":    {New: newOpenAI, Shape: openai.Shape, NoTools: openai.DropsTools},
 		"anthropic": {New: newAnthropic, Shape: anthropic.Shape, NoTools: anthropic.DropsTools, NeedsKey: true},
-		// Ollama's OpenAI-compatible endpoint, through the openai client: langchaingo's own
-		// ollama client drops tools.
-		"ollama": {New: newOllama, Shape: openai.Shape, NoTools: openai.DropsTools},
 	}
+	for name, c := range compatibles() {
+		types[name] = c.providerType()
+	}
+	return types
 }
 
 // Load reads and parses the llm.yaml file at path. Errors name the file, line and key.
@@ -332,22 +334,22 @@ func keyVar(typ string, t ProviderType) string {
 }
 
 func newOpenAI(p Provider, name string) (llms.Model, error) {
-	token := p.APIKey.Reveal()
+	return openAIClient(p, name)
+}
+
+// openAIClient makes langchaingo's openai client of model name at p, with extra options.
+func openAIClient(p Provider, name string, extra ...openai.Option) (llms.Model, error) {
+	token, hc := p.APIKey.Reveal(), p.HTTPClient
 	if token == "" {
-		token = "unused" // the client wants one even for a server that checks none
+		// The client wants a key even for a server that checks none: it gets a stand-in,
+		// which never goes out.
+		token, hc = "unused", withTransport(hc, noAuth{hc.Transport})
 	}
-	opts := []openai.Option{openai.WithToken(token), openai.WithModel(name), openai.WithHTTPClient(p.HTTPClient)}
+	opts := []openai.Option{openai.WithToken(token), openai.WithModel(name), openai.WithHTTPClient(hc)}
 	if p.BaseURL != "" {
 		opts = append(opts, openai.WithBaseURL(p.BaseURL))
 	}
-	return openai.New(opts...)
-}
-
-func newOllama(p Provider, name string) (llms.Model, error) {
-	if p.BaseURL == "" {
-		p.BaseURL = "http://localhost:11434/v1"
-	}
-	return newOpenAI(p, name)
+	return openai.New(append(opts, extra...)...)
 }
 
 func newAnthropic(p Provider, name string) (llms.Model, error) {
