@@ -29,7 +29,7 @@ type compatible struct {
 func compatibles() map[string]compatible {
 	return map[string]compatible{
 		"azure":      {keyVar: "AZURE_OPENAI_API_KEY", needsKey: true, azure: true},
-		"mistral":    {baseURL: "https://api.mistral.ai/v1", keyVar: "MISTRAL_API_KEY", needsKey: true, body: maxTokensField},
+		"mistral":    {baseURL: "https://api.mistral.ai/v1", keyVar: "MISTRAL_API_KEY", needsKey: true, body: mistralBody},
 		"groq":       {baseURL: "https://api.groq.com/openai/v1", keyVar: "GROQ_API_KEY", needsKey: true},
 		"deepseek":   {baseURL: "https://api.deepseek.com/v1", keyVar: "DEEPSEEK_API_KEY", needsKey: true, body: maxTokensField},
 		"perplexity": {baseURL: "https://api.perplexity.ai", keyVar: "PERPLEXITY_API_KEY", needsKey: true, noTools: true, body: maxTokensField},

@@ -1,6 +1,7 @@
 package llmfactory_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -242,6 +243,73 @@ func TestCompatibleTypesTokenLimitField(t *testing.T) {
 				t.Errorf("body %v, want %s: 300 and no %s", body, tc.field, other)
 			}
 		})
+	}
+}
+
+// Mistral refuses every field it does not know: the request it gets has its own names for
+// the seed and the token limit, no stream_options, and tool call ids it takes.
+func TestMistralGetsFieldsItTakes(t *testing.T) {
+	t.Parallel()
+	s := newStandIn(t)
+	f := s.factoryOf(t, "type: mistral, api_key: k", nil, "  tuned: { provider: p, model: mistral-small-latest, seed: 42, max_tokens: 300 }\n")
+	m, err := f.Model(ctx(t), "tuned")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A conversation begun with another provider, whose tool call ids Mistral would refuse,
+	// streamed.
+	history := []llms.MessageContent{
+		llms.TextParts(llms.ChatMessageTypeHuman, "look Oslo & Rome up"),
+		{Role: llms.ChatMessageTypeAI, Parts: []llms.ContentPart{
+			llms.ToolCall{ID: "toolu_01A", Type: "function", FunctionCall: &llms.FunctionCall{Name: "lookup", Arguments: `{"city":"Oslo"}`}},
+			llms.ToolCall{ID: "abcDEF123", Type: "function", FunctionCall: &llms.FunctionCall{Name: "lookup", Arguments: `{"city":"Rome"}`}},
+		}},
+		{Role: llms.ChatMessageTypeTool, Parts: []llms.ContentPart{llms.ToolCallResponse{ToolCallID: "toolu_01A", Name: "lookup", Content: "<b>4000</b>"}}},
+		{Role: llms.ChatMessageTypeTool, Parts: []llms.ContentPart{llms.ToolCallResponse{ToolCallID: "abcDEF123", Name: "lookup", Content: "4000"}}},
+	}
+	var streamed strings.Builder
+	reply, err := m.Generate(ctx(t), history, llms.WithStreamingFunc(func(_ context.Context, chunk []byte) error {
+		streamed.Write(chunk)
+		return nil
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reply.Text != standInAnswer || streamed.String() != standInAnswer || reply.Usage.OutputTokens != 4 {
+		t.Errorf("reply %+v, streamed %q: want the stand-in's answer, streamed, with its usage", reply, streamed.String())
+	}
+	body := s.requests()[0].body
+	if body["random_seed"] != 42.0 || body["max_tokens"] != 300.0 || body["stream"] != true {
+		t.Errorf("body %v, want random_seed 42, max_tokens 300, stream", body)
+	}
+	for _, field := range []string{"seed", "max_completion_tokens", "stream_options"} {
+		if v, ok := body[field]; ok {
+			t.Errorf("body has %s: %v, which Mistral refuses", field, v)
+		}
+	}
+	msgs, _ := body["messages"].([]any)
+	if len(msgs) != 4 {
+		t.Fatalf("messages %v, want 4", body["messages"])
+	}
+	calls, _ := msgs[1].(map[string]any)["tool_calls"].([]any)
+	if len(calls) != 2 {
+		t.Fatalf("tool calls %v, want 2", msgs[1])
+	}
+	first, second := calls[0].(map[string]any)["id"].(string), calls[1].(map[string]any)["id"].(string)
+	if len(first) != 9 || strings.Trim(first, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") != "" {
+		t.Errorf("the call toolu_01A went out as %q, want nine letters and digits", first)
+	}
+	if second != "abcDEF123" {
+		t.Errorf("the call abcDEF123, an id Mistral takes, went out as %q", second)
+	}
+	if got := msgs[2].(map[string]any)["tool_call_id"]; got != first {
+		t.Errorf("the result of toolu_01A answers %v, want %q, its call's new id", got, first)
+	}
+	if got := msgs[2].(map[string]any)["content"]; got != "<b>4000</b>" {
+		t.Errorf("a result's content went out as %q", got)
+	}
+	if got := msgs[3].(map[string]any)["tool_call_id"]; got != "abcDEF123" {
+		t.Errorf("the result of abcDEF123 answers %v", got)
 	}
 }
 
