@@ -778,8 +778,8 @@ func TestExampleFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// As a new user would run it: no variables set.
-	cfg, err := parseConfig(data, "llm.yaml.example", envOf(nil), testTypes)
+	// As a new user would run it: no variables set, the types Parse knows.
+	cfg, err := parseConfig(data, "llm.yaml.example", envOf(nil), builtinTypes())
 	if err != nil {
 		t.Fatalf("llm.yaml.example: %v", err)
 	}
@@ -790,7 +790,7 @@ func TestExampleFile(t *testing.T) {
 	for name, p := range cfg.providers {
 		types[name] = p.typ
 	}
-	wantTypes := map[string]string{"openai": "openai", "claude": "anthropic", "ollama": "ollama", "vllm": "openai"}
+	wantTypes := map[string]string{"openai": "openai", "claude": "anthropic", "ollama": "ollama", "vllm": "vllm"}
 	if diff := cmp.Diff(wantTypes, types); diff != "" {
 		t.Errorf("provider types (-want +got):\n%s", diff)
 	}
@@ -815,7 +815,7 @@ func TestExampleFile(t *testing.T) {
 	// With the keys set, every provider is ready.
 	cfg, err = parseConfig(data, "llm.yaml.example", envOf(map[string]string{
 		"OPENAI_API_KEY": "sk-o", "ANTHROPIC_API_KEY": "sk-a",
-	}), testTypes)
+	}), builtinTypes())
 	if err != nil {
 		t.Fatal(err)
 	}
