@@ -16,7 +16,7 @@ import (
 // Azure OpenAI, which speaks it at addresses of its own.
 type compatible struct {
 	baseURL  string // the default base_url, as the service's documentation gives it; "" for none
-	keyVar   string // the variable that usually holds the key; "" when the service takes none
+	keyVar   string // the variable that usually holds the key; "" when the service usually takes none
 	needsKey bool
 	noTools  bool // the service refuses tool definitions
 	azure    bool // Azure OpenAI: the deployment in the path, api_version, the api-key header
@@ -25,7 +25,8 @@ type compatible struct {
 	body func(map[string]json.RawMessage)
 }
 
-// compatibles are the built-in types of OpenAI-compatible services, by name.
+// compatibles are the built-in types of OpenAI-compatible services, by name. ollama is
+// Ollama's OpenAI-compatible endpoint, since langchaingo's own ollama client drops tools.
 func compatibles() map[string]compatible {
 	return map[string]compatible{
 		"azure":      {keyVar: "AZURE_OPENAI_API_KEY", needsKey: true, azure: true},
@@ -37,8 +38,7 @@ func compatibles() map[string]compatible {
 		"vllm":       {baseURL: "http://localhost:8000/v1", keyVar: "VLLM_API_KEY", body: maxTokensField},
 		"lmstudio":   {baseURL: "http://localhost:1234/v1", body: maxTokensField},
 		"llamacpp":   {baseURL: "http://localhost:8080/v1", body: maxTokensField},
-		// Ollama's OpenAI-compatible endpoint: langchaingo's own ollama client drops tools.
-		"ollama": {baseURL: "http://localhost:11434/v1", body: maxTokensField},
+		"ollama":     {baseURL: "http://localhost:11434/v1", body: maxTokensField},
 	}
 }
 

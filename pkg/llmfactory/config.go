@@ -296,8 +296,8 @@ func (p *parser) provider(e yamlconf.Entry) *providerSpec {
 func (p *parser) typeKeys(ps *providerSpec, e yamlconf.Entry, baseState yamlconf.State, version *yamlconf.Entry, versionState yamlconf.State) {
 	t, path := p.types[ps.typ], "providers."+e.Key
 	if t.NeedsBaseURL && baseState == yamlconf.Absent {
-		p.Errorf(e.KeyNode, path, "missing base_url: type %s has no address of its own: give your endpoint's "+
-			"(docs/llm-yaml.md shows each type's)", ps.typ)
+		p.Errorf(e.KeyNode, path, "missing base_url: type %s has no address of its own: write your service's "+
+			"(docs/llm-yaml.md shows what it is for each type)", ps.typ)
 	}
 	switch {
 	case !t.APIVersion && version != nil:

@@ -320,7 +320,7 @@ func lookedIn(path string) string {
 }
 
 // keyVar names the environment variable that usually holds the API key of a provider of type
-// typ, t, for an error's example: the type's own, else that of the provider typ names
+// typ (t), for an error's example: the type's own, else that of the provider typ names
 // (model.Facts), else one made of typ, whose name says more of the endpoint than the provider
 // it copies.
 func keyVar(typ string, t ProviderType) string {
