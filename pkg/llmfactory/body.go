@@ -27,11 +27,15 @@ type bodyEdit struct {
 	// AnthropicAPI
 	thinkingBudget int  // 0 for no thinking
 	promptCache    bool // mark the tools and the system prompt for caching
+	// service puts the body in the form a service that copies OpenAI's API takes (see
+	// compatible.body); nil for OpenAI itself.
+	service func(*object)
 }
 
-// newBodyEdit returns the edit of spec's settings for requests of api, or nil when spec has
-// none that api takes.
-func newBodyEdit(api API, spec *modelSpec) *bodyEdit {
+// newBodyEdit returns the edit of spec's settings for requests of t's API, with the type's own
+// rewrite of the body, or nil when there is nothing to edit.
+func newBodyEdit(t ProviderType, spec *modelSpec) *bodyEdit {
+	api := t.API
 	e := &bodyEdit{api: api}
 	switch api {
 	case OpenAIAPI:
@@ -42,9 +46,10 @@ func newBodyEdit(api API, spec *modelSpec) *bodyEdit {
 		}
 		e.promptCache = spec.promptCache
 	}
-	if *e == (bodyEdit{api: api}) {
+	if e.reasoningEffort == "" && e.thinkingBudget == 0 && !e.promptCache && t.body == nil {
 		return nil
 	}
+	e.service = t.body
 	return e
 }
 
@@ -102,10 +107,14 @@ func (e *bodyEdit) apply(body []byte, thinking *thinkingCall) ([]byte, error) {
 	return o.marshal(), nil
 }
 
-// openAI writes the reasoning effort, which OpenAI's reasoning models take.
+// openAI writes the reasoning effort, which OpenAI's reasoning models take, then puts the
+// body in the form the service takes.
 func (e *bodyEdit) openAI(o *object) {
 	if e.reasoningEffort != "" {
 		o.set("reasoning_effort", jsonString(e.reasoningEffort))
+	}
+	if e.service != nil {
+		e.service(o)
 	}
 }
 
@@ -281,6 +290,16 @@ func (o *object) set(key string, v json.RawMessage) {
 		}
 	}
 	*o = append(*o, member{key, v})
+}
+
+// rename gives the member key the name to, in its place; nothing when o has no key.
+func (o object) rename(key, to string) {
+	for i := range o {
+		if o[i].key == key {
+			o[i].key = to
+			return
+		}
+	}
 }
 
 // delete removes key.

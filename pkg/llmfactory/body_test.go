@@ -121,8 +121,9 @@ func TestNewBodyEdit(t *testing.T) {
 		{AnthropicAPI, full, &bodyEdit{api: AnthropicAPI, thinkingBudget: 2048, promptCache: true}},
 		{AnthropicAPI, &modelSpec{promptCache: true}, &bodyEdit{api: AnthropicAPI, promptCache: true}},
 	} {
-		got := newBodyEdit(tc.api, tc.spec)
-		if (got == nil) != (tc.want == nil) || got != nil && *got != *tc.want {
+		got := newBodyEdit(ProviderType{API: tc.api}, tc.spec)
+		if (got == nil) != (tc.want == nil) || got != nil && (got.api != tc.want.api || got.reasoningEffort != tc.want.reasoningEffort ||
+			got.thinkingBudget != tc.want.thinkingBudget || got.promptCache != tc.want.promptCache || got.service != nil) {
 			t.Errorf("newBodyEdit(%q, %+v) = %+v; want %+v", tc.api, tc.spec, got, tc.want)
 		}
 	}

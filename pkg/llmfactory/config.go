@@ -47,6 +47,7 @@ type providerSpec struct {
 	name, typ string
 	apiKey    Secret        // "" when not set
 	baseURL   string        // an absolute http(s) URL; "" when not set
+	version   string        // api_version; "" when not set, and for a type that takes none
 	timeout   time.Duration // per attempt; 0 when not set
 	// missing names the ${VAR}s, unset and without a default, in the provider's values:
 	// the provider cannot be used (the field they were in is left unset).
@@ -57,8 +58,8 @@ type providerSpec struct {
 // String describes the provider with its key redacted: fmt cannot reach the methods of the
 // unexported apiKey, and would print the key itself.
 func (p providerSpec) String() string {
-	return fmt.Sprintf("provider %q (type %s, api_key %q, base_url %q, timeout %s, missing %v, at %s)",
-		p.name, p.typ, p.apiKey, p.baseURL, p.timeout, p.missing, p.pos)
+	return fmt.Sprintf("provider %q (type %s, api_key %q, base_url %q, api_version %q, timeout %s, missing %v, at %s)",
+		p.name, p.typ, p.apiKey, p.baseURL, p.version, p.timeout, p.missing, p.pos)
 }
 
 // GoString is String, for %#v.
@@ -122,7 +123,7 @@ func (m *modelSpec) callOptions() []llms.CallOption {
 // The keys each mapping of llm.yaml may hold, in the order the docs list them.
 var (
 	topKeys      = []string{"providers", "models", "default", "assistants", "retry", "rate_limits"}
-	providerKeys = []string{"type", "api_key", "base_url", "timeout"}
+	providerKeys = []string{"type", "api_key", "base_url", "api_version", "timeout"}
 	modelKeys    = []string{"provider", "model", "temperature", "max_tokens", "top_p", "top_k",
 		"stop", "seed", "frequency_penalty", "presence_penalty", "json",
 		"reasoning_effort", "thinking_budget", "prompt_cache"}
@@ -130,7 +131,8 @@ var (
 )
 
 // parseConfig parses the llm.yaml document data. file names it in errors. env looks variables
-// up (nil means os.LookupEnv). types are the provider types known, by name.
+// up (nil means os.LookupEnv). types are the provider types known, by name: which keys a
+// provider needs or may have depends on its type.
 //
 // Every error names the file, the line and the key path; up to ten are reported at once,
 // joined. No error holds the value of an environment variable.
@@ -243,8 +245,10 @@ func (p *parser) provider(e yamlconf.Entry) *providerSpec {
 	path := "providers." + e.Key
 	fields, _ := p.Entries(e.Val, path)
 	var typ yamlconf.Value
-	typState := yamlconf.Absent
-	for _, f := range fields {
+	typState, baseState := yamlconf.Absent, yamlconf.Absent
+	var version *yamlconf.Entry // the api_version entry, if written
+	versionState := yamlconf.Absent
+	for i, f := range fields {
 		fp := path + "." + f.Key
 		switch f.Key {
 		case "type":
@@ -255,8 +259,15 @@ func (p *parser) provider(e yamlconf.Entry) *providerSpec {
 				ps.apiKey = Secret(v.Text)
 			}
 		case "base_url":
-			if v, st := p.Text(f.Val, fp, &ps.missing); st == yamlconf.Present && p.URL(v) {
+			var v yamlconf.Value
+			if v, baseState = p.Text(f.Val, fp, &ps.missing); baseState == yamlconf.Present && p.URL(v) {
 				ps.baseURL = v.Text
+			}
+		case "api_version":
+			var v yamlconf.Value
+			version = &fields[i]
+			if v, versionState = p.Text(f.Val, fp, &ps.missing); versionState == yamlconf.Present && p.apiVersion(v) {
+				ps.version = v.Text
 			}
 		case "timeout":
 			if v, st := p.Text(f.Val, fp, &ps.missing); st == yamlconf.Present {
@@ -271,19 +282,63 @@ func (p *parser) provider(e yamlconf.Entry) *providerSpec {
 		if _, ok := p.types[typ.Text]; ok {
 			ps.typ = typ.Text
 		} else {
-			p.Errorf(typ.Node, typ.Path, "unknown provider type %s (known: %s)", typ.Quoted(), p.typeList())
+			p.Errorf(typ.Node, typ.Path, "unknown provider type %s (known: %s)", typ.Quoted(), p.typeList(nil))
 		}
 	case yamlconf.Absent:
 		if _, ok := p.types[e.Key]; ok {
 			ps.typ = e.Key
 		} else {
-			p.Errorf(e.KeyNode, path, "missing type (one of: %s)", p.typeList())
+			p.Errorf(e.KeyNode, path, "missing type (one of: %s)", p.typeList(nil))
 		}
+	}
+	if ps.typ != "" {
+		p.typeKeys(ps, e, baseState, version, versionState)
 	}
 	return ps
 }
 
-func (p *parser) typeList() string { return list(keys(p.types)) }
+// typeKeys checks the keys of provider ps (entry e) that its type decides on: base_url, which a
+// type without an address of its own needs, and api_version, which only some types take, and
+// they need. The states say how base_url and api_version (entry version, nil when not written)
+// were found.
+func (p *parser) typeKeys(ps *providerSpec, e yamlconf.Entry, baseState yamlconf.State, version *yamlconf.Entry, versionState yamlconf.State) {
+	t, path := p.types[ps.typ], "providers."+e.Key
+	if t.NeedsBaseURL && baseState == yamlconf.Absent {
+		p.Errorf(e.KeyNode, path, "missing base_url: type %s has no address of its own: write your service's "+
+			"(docs/llm-yaml.md shows what it is for each type)", ps.typ)
+	}
+	switch {
+	case !t.APIVersion && version != nil:
+		ps.version = ""
+		p.Errorf(version.KeyNode, path+".api_version", "type %s takes no api_version (types that do: %s)",
+			ps.typ, p.typeList(func(t ProviderType) bool { return t.APIVersion }))
+	case t.APIVersion && versionState == yamlconf.Absent:
+		p.Errorf(e.KeyNode, path, "missing api_version: type %s needs the version of the API to call, e.g. api_version: 2024-10-21", ps.typ)
+	}
+}
+
+// apiVersion reports whether v can be an API version, such as 2024-10-21 or
+// 2025-04-01-preview, recording an error if not: it goes into the request's URL as it is.
+func (p *parser) apiVersion(v yamlconf.Value) bool {
+	for _, c := range v.Text {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_') {
+			p.Errorf(v.Node, v.Path, "%s is not an API version (write e.g. 2024-10-21)", v.Quoted())
+			return false
+		}
+	}
+	return true
+}
+
+// typeList lists the known types that keep reports true for (all of them when keep is nil).
+func (p *parser) typeList(keep func(ProviderType) bool) string {
+	names := make([]string, 0, len(p.types))
+	for name, t := range p.types {
+		if keep == nil || keep(t) {
+			names = append(names, name)
+		}
+	}
+	return list(names)
+}
 
 // models reads the models section. providersOK says whether provider references can be
 // checked. It reports whether the section is whole enough to check references to models.

@@ -12,8 +12,9 @@ import (
 	"github.com/tmc/langchaingo/llms"
 )
 
-// testTypes are the provider types Parse knows without options.
-var testTypes = builtinTypes()
+// testTypes are the provider types of the parser's tests: three of those Parse knows without
+// options, none of which needs a key of its own (see typeKeys).
+var testTypes = map[string]ProviderType{"openai": {API: OpenAIAPI}, "anthropic": {API: AnthropicAPI}, "ollama": {API: OpenAIAPI}}
 
 // doc joins lines into a document: line i+1 of the file is lines[i].
 func doc(lines ...string) string { return strings.Join(lines, "\n") + "\n" }
@@ -76,7 +77,7 @@ func badConfigs() []badConfig {
 			"    apikey: x",
 			"models:",
 			"  fast: {provider: openai, model: m}",
-		), want: []string{"llm.yaml:3: providers.openai.apikey: unknown key (known: type, api_key, base_url, timeout)"}},
+		), want: []string{"llm.yaml:3: providers.openai.apikey: unknown key (known: type, api_key, base_url, api_version, timeout)"}},
 		{name: "unknown retry key", data: doc(
 			"providers: {openai: {}}",
 			"models: {fast: {provider: openai, model: m}}",
@@ -697,7 +698,7 @@ func TestParseConfigAPISettingsOfAnotherType(t *testing.T) {
 		"  m: {provider: g, model: x, reasoning_effort: low, thinking_budget: 2048, prompt_cache: true}",
 	)), "llm.yaml", envOf(nil), types)
 	for _, want := range []string{
-		`llm.yaml:3: models.m.reasoning_effort: only for providers that speak OpenAI's API (types: ollama, openai), and provider "g" is of type gemini` + "\n",
+		`llm.yaml:3: models.m.reasoning_effort: only for providers that speak OpenAI's API (types: azure, deepseek, groq, llamacpp, lmstudio, mistral, ollama, openai, perplexity, together, vllm), and provider "g" is of type gemini` + "\n",
 		`llm.yaml:3: models.m.thinking_budget: only for providers that speak Anthropic's API (types: anthropic), and provider "g" is of type gemini` + "\n",
 		`llm.yaml:3: models.m.prompt_cache: only for providers that speak Anthropic's API (types: anthropic), and provider "g" is of type gemini`,
 	} {
@@ -923,8 +924,8 @@ func TestExampleFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// As a new user would run it: no variables set.
-	cfg, err := parseConfig(data, "llm.yaml.example", envOf(nil), testTypes)
+	// As a new user would run it: no variables set, the types Parse knows.
+	cfg, err := parseConfig(data, "llm.yaml.example", envOf(nil), builtinTypes())
 	if err != nil {
 		t.Fatalf("llm.yaml.example: %v", err)
 	}
@@ -935,7 +936,7 @@ func TestExampleFile(t *testing.T) {
 	for name, p := range cfg.providers {
 		types[name] = p.typ
 	}
-	wantTypes := map[string]string{"openai": "openai", "claude": "anthropic", "ollama": "ollama", "vllm": "openai"}
+	wantTypes := map[string]string{"openai": "openai", "claude": "anthropic", "ollama": "ollama", "vllm": "vllm"}
 	if diff := cmp.Diff(wantTypes, types); diff != "" {
 		t.Errorf("provider types (-want +got):\n%s", diff)
 	}
@@ -963,7 +964,7 @@ func TestExampleFile(t *testing.T) {
 	// With the keys set, every provider is ready.
 	cfg, err = parseConfig(data, "llm.yaml.example", envOf(map[string]string{
 		"OPENAI_API_KEY": "sk-o", "ANTHROPIC_API_KEY": "sk-a",
-	}), testTypes)
+	}), builtinTypes())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -99,6 +99,18 @@ type ProviderType struct {
 	// an OpenAIAPI type, thinking_budget and prompt_cache for those of an AnthropicAPI type; the
 	// factory writes them into the JSON bodies of the model's requests.
 	API API
+	// NeedsBaseURL makes a provider of the type without base_url an error when the file is
+	// read: the type has no address of its own (azure's is the resource's endpoint).
+	NeedsBaseURL bool
+	// APIVersion makes api_version a key of the type's providers, and a required one: New gets
+	// it in Provider.APIVersion (azure's API version). Providers of other types may not set it.
+	APIVersion bool
+	// KeyVar is the environment variable that usually holds the type's API key, which an error
+	// about a missing api_key suggests; "" means model.Facts(Provider).KeyVar, or else one made
+	// of the type's name (GATEWAY_API_KEY for type gateway).
+	KeyVar string
+	// body puts a request's body in the form a built-in type's service takes (see compatible).
+	body func(*object)
 }
 
 // Provider is one provider of llm.yaml, as a ProviderType's New receives it.
@@ -107,20 +119,23 @@ type Provider struct {
 	Type       string
 	APIKey     Secret
 	BaseURL    string // "" when not set
+	APIVersion string // "" for a type without APIVersion
 	HTTPClient *http.Client
 }
 
 // builtinTypes are the provider types every factory knows, each with the facts of the
-// langchaingo client it makes.
+// langchaingo client it makes: openai and anthropic, and the OpenAI-compatible services
+// (compatibles).
 func builtinTypes() map[string]ProviderType {
 	openai, anthropic := model.Facts("openai"), model.Facts("anthropic")
-	return map[string]ProviderType{
+	types := map[string]ProviderType{
 		"openai":    {New: newOpenAI, Shape: openai.Shape, NoTools: openai.DropsTools, API: OpenAIAPI},
 		"anthropic": {New: newAnthropic, Shape: anthropic.Shape, NoTools: anthropic.DropsTools, NeedsKey: true, API: AnthropicAPI},
-		// Ollama's OpenAI-compatible endpoint, through the openai client: langchaingo's own
-		// ollama client drops tools.
-		"ollama": {New: newOllama, Shape: openai.Shape, NoTools: openai.DropsTools, API: OpenAIAPI},
 	}
+	for name, c := range compatibles() {
+		types[name] = c.providerType()
+	}
+	return types
 }
 
 // Load reads and parses the llm.yaml file at path. Errors name the file, line and key.
@@ -261,12 +276,12 @@ func (f *Factory) newModel(spec *modelSpec) (model.Model, error) {
 	facts := model.Facts(provider)
 	ownAPI := p.typ == "openai" && isOpenAI(p.baseURL) // OpenAI itself, not a server copying its API
 	if p.apiKey == "" && (t.NeedsKey || ownAPI) {
-		return model.Model{}, fmt.Errorf("llmfactory: provider %q (%s) has no api_key: set it, e.g. api_key: ${%s}", p.name, p.pos, keyVar(p.typ))
+		return model.Model{}, fmt.Errorf("llmfactory: provider %q (%s) has no api_key: set it, e.g. api_key: ${%s}", p.name, p.pos, keyVar(p.typ, t))
 	}
-	edit := newBodyEdit(t.API, spec)
+	edit := newBodyEdit(t, spec)
 	tr := &transport{base: f.http.Transport, retry: f.cfg.retry, timeout: p.timeout, key: p.apiKey, edit: edit}
 	hc := &http.Client{Transport: tr, Jar: f.http.Jar, CheckRedirect: f.http.CheckRedirect}
-	llm, err := t.New(Provider{Name: p.name, Type: p.typ, APIKey: p.apiKey, BaseURL: p.baseURL, HTTPClient: hc}, spec.model)
+	llm, err := t.New(Provider{Name: p.name, Type: p.typ, APIKey: p.apiKey, BaseURL: p.baseURL, APIVersion: p.version, HTTPClient: hc}, spec.model)
 	if err != nil {
 		return model.Model{}, fmt.Errorf("llmfactory: model %q of provider %q: %s", spec.name, p.name, tr.scrub(err.Error()))
 	}
@@ -319,9 +334,13 @@ func lookedIn(path string) string {
 }
 
 // keyVar names the environment variable that usually holds the API key of a provider of type
-// typ, for an error's example: the variable of the provider typ names (model.Facts), or one
-// made of typ, whose name says more of the endpoint than the provider it copies.
-func keyVar(typ string) string {
+// typ (t), for an error's example: the type's own, else that of the provider typ names
+// (model.Facts), else one made of typ, whose name says more of the endpoint than the provider
+// it copies.
+func keyVar(typ string, t ProviderType) string {
+	if t.KeyVar != "" {
+		return t.KeyVar
+	}
 	if v := model.Facts(typ).KeyVar; v != "" {
 		return v
 	}
@@ -329,22 +348,22 @@ func keyVar(typ string) string {
 }
 
 func newOpenAI(p Provider, name string) (llms.Model, error) {
-	token := p.APIKey.Reveal()
+	return openAIClient(p, name)
+}
+
+// openAIClient makes langchaingo's openai client of model name at p, with extra options.
+func openAIClient(p Provider, name string, extra ...openai.Option) (llms.Model, error) {
+	token, hc := p.APIKey.Reveal(), p.HTTPClient
 	if token == "" {
-		token = "unused" // the client wants one even for a server that checks none
+		// The client wants a key even for a server that checks none: it gets a stand-in,
+		// which never goes out.
+		token, hc = "unused", withTransport(hc, noAuth{hc.Transport})
 	}
-	opts := []openai.Option{openai.WithToken(token), openai.WithModel(name), openai.WithHTTPClient(p.HTTPClient)}
+	opts := []openai.Option{openai.WithToken(token), openai.WithModel(name), openai.WithHTTPClient(hc)}
 	if p.BaseURL != "" {
 		opts = append(opts, openai.WithBaseURL(p.BaseURL))
 	}
-	return openai.New(opts...)
-}
-
-func newOllama(p Provider, name string) (llms.Model, error) {
-	if p.BaseURL == "" {
-		p.BaseURL = "http://localhost:11434/v1"
-	}
-	return newOpenAI(p, name)
+	return openai.New(append(opts, extra...)...)
 }
 
 func newAnthropic(p Provider, name string) (llms.Model, error) {

@@ -91,6 +91,7 @@ providers:
 %s  local:
     type: ollama
     base_url: %s/v1
+    api_key: ollama   # the fake wants one; Ollama takes none (see TestCompatibleTypesOnTheWire)
 models:
   fast:  { provider: oa, model: gpt-test }
   deep:  { provider: an, model: claude-test, max_tokens: 1000 }

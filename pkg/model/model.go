@@ -19,8 +19,9 @@ type Model struct {
 	// assistant.WithModel, since langchaingo's clients do not tell theirs. Telemetry reports it
 	// as the model requested.
 	ID string
-	// Provider is "openai", "anthropic", "ollama", "googleai", or "" when unknown. Facts(Provider)
-	// is what cadre knows of it.
+	// Provider is "openai", "anthropic", "ollama", "googleai", or "" when unknown; for a model
+	// of the llm.yaml factory, its provider's type ("azure", "mistral", "groq", ...).
+	// Facts(Provider) is what cadre knows of it.
 	Provider string
 	// LLM is the client.
 	LLM llms.Model
