@@ -19,8 +19,8 @@ type Model struct {
 	// assistant.WithModel, since langchaingo's clients do not tell theirs. Telemetry reports it
 	// as the model requested.
 	ID string
-	// Provider is "openai", "anthropic", "ollama", "googleai", or "" when unknown. Facts(Provider)
-	// is what cadre knows of it.
+	// Provider is "openai", "anthropic", "ollama", "googleai", "bedrock", or "" when unknown.
+	// Facts(Provider) is what cadre knows of it.
 	Provider string
 	// LLM is the client.
 	LLM llms.Model
