@@ -1,7 +1,9 @@
 package bedrock
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -11,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
 	"github.com/aws/smithy-go"
 	"github.com/aws/smithy-go/auth/bearer"
+	"github.com/aws/smithy-go/middleware"
 	"github.com/cadrehq/cadre/pkg/llmfactory"
 	"github.com/cadrehq/cadre/pkg/model"
 	"github.com/tmc/langchaingo/llms"
@@ -58,6 +61,9 @@ func newClient(p llmfactory.Provider, id string) (llms.Model, error) {
 		o.Retryer = aws.NopRetryer{} // the factory's transport retries
 		if p.BaseURL != "" {
 			o.BaseEndpoint = aws.String(p.BaseURL)
+		}
+		if fam == "anthropic" {
+			o.APIOptions = append(o.APIOptions, keepCut)
 		}
 		if p.APIKey != "" {
 			key := p.APIKey
@@ -133,7 +139,13 @@ func (c *client) GenerateContent(ctx context.Context, msgs []llms.MessageContent
 	if c.maxTokens > 0 && o.MaxTokens == 0 {
 		opts = append([]llms.CallOption{llms.WithMaxTokens(c.maxTokens)}, opts...)
 	}
-	resp, err := c.llm.GenerateContent(ctx, msgs, opts...)
+	var cut bool
+	resp, err := c.llm.GenerateContent(context.WithValue(ctx, cutKey{}, &cut), msgs, opts...)
+	if err == nil && cut {
+		for _, ch := range resp.Choices {
+			ch.StopReason = "max_tokens"
+		}
+	}
 	if err != nil && noIdentity(err) {
 		return nil, fmt.Errorf("%w: the AWS SDK found no credentials it could use. It looks in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, "+
 			"in the profile AWS_PROFILE names (default: default) of ~/.aws/config and ~/.aws/credentials, in web identity, and in the container's or instance's role; "+
@@ -151,4 +163,43 @@ func noIdentity(err error) bool {
 
 func (c *client) Call(ctx context.Context, prompt string, opts ...llms.CallOption) (string, error) {
 	return llms.GenerateFromSinglePrompt(ctx, c, prompt, opts...)
+}
+
+// cutKey is the context key of a call's flag that keepCut sets.
+type cutKey struct{}
+
+// keepCut is a middleware of the AWS SDK's client that lets an Anthropic answer cut at its
+// output limit reach cadre as a cut answer (model.FinishLength), with its text and usage.
+// langchaingo's client fails such an answer ("completed due to max_tokens"), and nothing of
+// it would be seen or counted. keepCut tells the client that the model ended its turn, and
+// notes in the call's flag that it did not, for GenerateContent to put back: the flag goes
+// through the context because langchaingo's client, between the two, returns nothing else.
+func keepCut(stack *middleware.Stack) error {
+	return stack.Deserialize.Add(middleware.DeserializeMiddlewareFunc("cadreKeepCut", func(ctx context.Context, in middleware.DeserializeInput,
+		next middleware.DeserializeHandler) (middleware.DeserializeOutput, middleware.Metadata, error) {
+		out, md, err := next.HandleDeserialize(ctx, in)
+		res, ok := out.Result.(*bedrockruntime.InvokeModelOutput)
+		cut, _ := ctx.Value(cutKey{}).(*bool)
+		if err == nil && ok && cut != nil {
+			if body, ok := uncut(res.Body); ok {
+				res.Body, *cut = body, true
+			}
+		}
+		return out, md, err
+	}), middleware.Before)
+}
+
+// uncut returns an Anthropic answer that stopped at max_tokens as one that ended its turn,
+// and whether it was one.
+func uncut(body []byte) ([]byte, bool) {
+	if !bytes.Contains(body, []byte(`"max_tokens"`)) {
+		return nil, false
+	}
+	var answer map[string]json.RawMessage
+	if json.Unmarshal(body, &answer) != nil || string(answer["stop_reason"]) != `"max_tokens"` {
+		return nil, false
+	}
+	answer["stop_reason"] = json.RawMessage(`"end_turn"`)
+	out, err := json.Marshal(answer)
+	return out, err == nil
 }

@@ -545,3 +545,38 @@ func TestModelFacts(t *testing.T) {
 			m.ID, m.Provider, m.Shape, m.NoTools, m.StrictTools, len(m.Options))
 	}
 }
+
+// An answer cut at its output limit comes back as a cut answer, with its text and usage, as
+// from the anthropic type: langchaingo's client alone would fail it and lose both.
+func TestACutAnswer(t *testing.T) {
+	fakeAWS(t, false)
+	const cut = `{"type":"message","role":"assistant","content":[{"type":"text","text":"Oslo is the capital of"}],` +
+		`"stop_reason":"max_tokens","stop_sequence":null,"usage":{"input_tokens":20,"output_tokens":5}}`
+	s := newStandIn(t, false, answer{body: cut}, answer{body: cut})
+	f := factory(t, llmYAML(s.URL, "    region: "+region+"\n", sonnet))
+	m, err := f.Model(ctx(t), "sonnet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reply, err := m.Generate(ctx(t), []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeHuman, "Capital of Norway?")}, llms.WithMaxTokens(5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := model.Reply{Text: "Oslo is the capital of", StopReason: "max_tokens", Usage: usage.Usage{Requests: 1, InputTokens: 20, OutputTokens: 5}}
+	if diff := cmp.Diff(want, reply); diff != "" || reply.Finish() != model.FinishLength {
+		t.Errorf("reply (-want +got):\n%s", diff)
+	}
+	if got := s.requests()[0].JSON(t)["max_tokens"]; got != 5.0 {
+		t.Errorf("max_tokens %v, want the call's 5", got)
+	}
+
+	a := assistant.New[string]("geo", assistant.WithModels(f))
+	res, err := a.Run(ctx(t), assistant.Input{Prompt: "Capital of Norway?"})
+	var stop *assistant.ModelStopError
+	if !errors.As(err, &stop) || !errors.Is(err, assistant.ErrTokenLimit) {
+		t.Errorf("err = %v; want the assistant's ErrTokenLimit", err)
+	}
+	if res == nil || res.Usage.Total.OutputTokens != 5 {
+		t.Errorf("result %+v; want the cut answer's tokens counted", res)
+	}
+}

@@ -47,8 +47,9 @@
 //
 // Requests go to Bedrock's InvokeModel, or InvokeModelWithResponseStream when an assistant
 // streams a turn without tools: the client's stream carries no tool calls, so a turn with
-// tools is asked for whole, and its text streamed as one chunk. An answer cut by its output
-// limit is an error of the model rather than a cut answer.
+// tools is asked for whole, and its text streamed as one chunk. An answer cut at its output
+// limit comes back as a cut answer (stop reason max_tokens), which the client alone would
+// fail.
 //
 // base_url, when given, is the endpoint: a VPC endpoint of bedrock-runtime, or a stand-in in
 // tests.
