@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -578,5 +580,36 @@ func TestACutAnswer(t *testing.T) {
 	}
 	if res == nil || res.Usage.Total.OutputTokens != 5 {
 		t.Errorf("result %+v; want the cut answer's tokens counted", res)
+	}
+}
+
+// llm.yaml.example's bedrock provider and model, commented out there for programs without
+// the type, are a file that works once uncommented.
+func TestTheExampleFile(t *testing.T) {
+	fakeAWS(t, false)
+	data, err := os.ReadFile(filepath.Join("..", "..", "..", "llm.yaml.example"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	block := false
+	for _, l := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(l, "  # aws:") || strings.HasPrefix(l, "  # claude-on-aws:") {
+			block = true
+		}
+		if rest, ok := strings.CutPrefix(l, "  # "); block && ok {
+			l = "  " + rest
+		} else {
+			block = false
+		}
+		lines = append(lines, l)
+	}
+	f := factory(t, strings.Join(lines, "\n"), llmfactory.WithEnv(func(string) (string, bool) { return "", false }))
+	m, err := f.Model(ctx(t), "claude-on-aws")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Provider != "bedrock" || m.ID != "us."+sonnet || m.NoTools {
+		t.Errorf("model: provider %q, ID %q, NoTools %v; want an Anthropic model on bedrock", m.Provider, m.ID, m.NoTools)
 	}
 }

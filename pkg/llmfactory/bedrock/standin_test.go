@@ -31,11 +31,9 @@ const (
 	region       = "eu-west-3"
 )
 
-// fakeAWS sets the AWS SDK's environment for one test: the test's keys (with sessionToken
-// when session is set), empty shared config and credentials files in a temporary directory,
-// and nothing else the SDK would read: no developer's profile, region, endpoint or Bedrock
-// API key, and no instance metadata (no request leaves the machine). It returns the config
-// file, for a test to write a profile in.
+// fakeAWS sets the AWS SDK's environment for one test (see awsEnv), with empty shared config
+// and credentials files in a temporary directory. It returns the config file, for a test to
+// write a profile in.
 func fakeAWS(t *testing.T, session bool) (configFile string) {
 	t.Helper()
 	dir := t.TempDir()
@@ -45,6 +43,17 @@ func fakeAWS(t *testing.T, session bool) (configFile string) {
 			t.Fatal(err)
 		}
 	}
+	for k, v := range awsEnv(configFile, credentials, session) {
+		t.Setenv(k, v)
+	}
+	return configFile
+}
+
+// awsEnv is the AWS SDK's environment of the tests: their keys (with sessionToken when
+// session is set), the shared config and credentials files given, and nothing else the SDK
+// would read: no developer's profile, region, endpoint or Bedrock API key, and no instance
+// metadata (no request leaves the machine).
+func awsEnv(configFile, credentials string, session bool) map[string]string {
 	token := ""
 	if session {
 		token = sessionToken
@@ -60,10 +69,7 @@ func fakeAWS(t *testing.T, session bool) (configFile string) {
 		"AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_CA_BUNDLE", "AWS_SDK_LOAD_CONFIG"} {
 		env[k] = ""
 	}
-	for k, v := range env {
-		t.Setenv(k, v)
-	}
-	return configFile
+	return env
 }
 
 // standIn is Bedrock's runtime API on 127.0.0.1 as far as the tests need it: InvokeModel
