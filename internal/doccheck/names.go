@@ -24,6 +24,7 @@ func packages() map[string]string {
 		"sqlitestore":   cadre + "chat/sqlitestore",
 		"llmfactory":    cadre + "llmfactory",
 		"googleai":      cadre + "llmfactory/googleai",
+		"bedrock":       cadre + "llmfactory/bedrock",
 		"llmtest":       cadre + "llmtest",
 		"mcpbridge":     cadre + "mcpbridge",
 		"model":         cadre + "model",

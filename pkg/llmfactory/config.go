@@ -49,6 +49,7 @@ type providerSpec struct {
 	baseURL   string        // an absolute http(s) URL; "" when not set
 	version   string        // api_version; "" when not set, and for a type that takes none
 	timeout   time.Duration // per attempt; 0 when not set
+	region    string        // "" when not set; for types that take one (ProviderType.Regional)
 	// missing names the ${VAR}s, unset and without a default, in the provider's values:
 	// the provider cannot be used (the field they were in is left unset).
 	missing []string
@@ -58,8 +59,8 @@ type providerSpec struct {
 // String describes the provider with its key redacted: fmt cannot reach the methods of the
 // unexported apiKey, and would print the key itself.
 func (p providerSpec) String() string {
-	return fmt.Sprintf("provider %q (type %s, api_key %q, base_url %q, api_version %q, timeout %s, missing %v, at %s)",
-		p.name, p.typ, p.apiKey, p.baseURL, p.version, p.timeout, p.missing, p.pos)
+	return fmt.Sprintf("provider %q (type %s, api_key %q, base_url %q, api_version %q, timeout %s, region %q, missing %v, at %s)",
+		p.name, p.typ, p.apiKey, p.baseURL, p.version, p.timeout, p.region, p.missing, p.pos)
 }
 
 // GoString is String, for %#v.
@@ -123,7 +124,7 @@ func (m *modelSpec) callOptions() []llms.CallOption {
 // The keys each mapping of llm.yaml may hold, in the order the docs list them.
 var (
 	topKeys      = []string{"providers", "models", "default", "assistants", "retry", "rate_limits"}
-	providerKeys = []string{"type", "api_key", "base_url", "api_version", "timeout"}
+	providerKeys = []string{"type", "api_key", "base_url", "api_version", "timeout", "region"}
 	modelKeys    = []string{"provider", "model", "temperature", "max_tokens", "top_p", "top_k",
 		"stop", "seed", "frequency_penalty", "presence_penalty", "json",
 		"reasoning_effort", "thinking_budget", "prompt_cache"}
@@ -272,6 +273,10 @@ func (p *parser) provider(e yamlconf.Entry) *providerSpec {
 		case "timeout":
 			if v, st := p.Text(f.Val, fp, &ps.missing); st == yamlconf.Present {
 				ps.timeout = p.Duration(v, maxTimeout)
+			}
+		case "region":
+			if v, st := p.Text(f.Val, fp, &ps.missing); st == yamlconf.Present {
+				ps.region = v.Text
 			}
 		default:
 			p.UnknownKey(f, fp, providerKeys, "")

@@ -77,7 +77,7 @@ func badConfigs() []badConfig {
 			"    apikey: x",
 			"models:",
 			"  fast: {provider: openai, model: m}",
-		), want: []string{"llm.yaml:3: providers.openai.apikey: unknown key (known: type, api_key, base_url, api_version, timeout)"}},
+		), want: []string{"llm.yaml:3: providers.openai.apikey: unknown key (known: type, api_key, base_url, api_version, timeout, region)"}},
 		{name: "unknown retry key", data: doc(
 			"providers: {openai: {}}",
 			"models: {fast: {provider: openai, model: m}}",

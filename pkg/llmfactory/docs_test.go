@@ -33,6 +33,10 @@ func TestDocsExamplesLoad(t *testing.T) {
 		New:      func(_ llmfactory.Provider, id string) (llms.Model, error) { return idModel(id), nil },
 		NeedsKey: true,
 	})
+	bedrock := llmfactory.WithProviderType("bedrock", llmfactory.ProviderType{
+		New:      func(_ llmfactory.Provider, id string) (llms.Model, error) { return idModel(id), nil },
+		Regional: true,
+	})
 	examples := 0
 	for _, b := range doccheck.Blocks("docs/llm-yaml.md", string(md)) {
 		var doc struct {
@@ -55,7 +59,7 @@ func TestDocsExamplesLoad(t *testing.T) {
 				data += "  of-" + name + ": { provider: " + name + ", model: some-model }\n"
 			}
 		}
-		f, err := llmfactory.Parse([]byte(data), env, googleai)
+		f, err := llmfactory.Parse([]byte(data), env, googleai, bedrock)
 		if err != nil {
 			t.Errorf("docs/llm-yaml.md:%d: %v", b.Line, err)
 			continue

@@ -111,6 +111,9 @@ type ProviderType struct {
 	KeyVar string
 	// body puts a request's body in the form a built-in type's service takes (see compatible).
 	body func(*object)
+	// Regional: the type's providers take llm.yaml's region key (bedrock's do). A region
+	// given to a provider of another type is an error at first use.
+	Regional bool
 }
 
 // Provider is one provider of llm.yaml, as a ProviderType's New receives it.
@@ -120,6 +123,7 @@ type Provider struct {
 	APIKey     Secret
 	BaseURL    string // "" when not set
 	APIVersion string // "" for a type without APIVersion
+	Region     string // "" when not set; only for a Regional type
 	HTTPClient *http.Client
 }
 
@@ -278,12 +282,19 @@ func (f *Factory) newModel(spec *modelSpec) (model.Model, error) {
 	if p.apiKey == "" && (t.NeedsKey || ownAPI) {
 		return model.Model{}, fmt.Errorf("llmfactory: provider %q (%s) has no api_key: set it, e.g. api_key: ${%s}", p.name, p.pos, keyVar(p.typ, t))
 	}
+	if p.region != "" && !t.Regional {
+		return model.Model{}, fmt.Errorf("llmfactory: provider %q (%s) has a region, which type %s does not take: remove it", p.name, p.pos, p.typ)
+	}
 	edit := newBodyEdit(t, spec)
 	tr := &transport{base: f.http.Transport, retry: f.cfg.retry, timeout: p.timeout, key: p.apiKey, edit: edit}
 	hc := &http.Client{Transport: tr, Jar: f.http.Jar, CheckRedirect: f.http.CheckRedirect}
-	llm, err := t.New(Provider{Name: p.name, Type: p.typ, APIKey: p.apiKey, BaseURL: p.baseURL, APIVersion: p.version, HTTPClient: hc}, spec.model)
+	llm, err := t.New(Provider{Name: p.name, Type: p.typ, APIKey: p.apiKey, BaseURL: p.baseURL, APIVersion: p.version, Region: p.region, HTTPClient: hc}, spec.model)
 	if err != nil {
 		return model.Model{}, fmt.Errorf("llmfactory: model %q of provider %q: %s", spec.name, p.name, tr.scrub(err.Error()))
+	}
+	noTools := t.NoTools
+	if ts, ok := llm.(model.ToolSupporter); ok && !ts.SupportsTools() {
+		noTools = true // a client that takes tools for some of its models only, as bedrock's does
 	}
 	// The provider's defaults first, such as anthropic's output token limit (its client's own
 	// cuts long answers short), so that the file's settings override them.
@@ -300,7 +311,7 @@ func (f *Factory) newModel(spec *modelSpec) (model.Model, error) {
 		StrictTools: t.StrictTools || ownAPI && facts.StrictTools,
 		LLM:         c,
 		Options:     opts,
-		NoTools:     t.NoTools,
+		NoTools:     noTools,
 		Shape:       shape,
 	}, nil
 }

@@ -3,6 +3,7 @@ package llmfactory_test
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/cadrehq/cadre/pkg/llmfactory"
@@ -115,6 +116,58 @@ func TestMissingKeySuggestsTheProvidersVariable(t *testing.T) {
 		})
 	}
 }
+
+// A type may take llm.yaml's region, which reaches its New, and may tell model by model
+// which take tools (model.ToolSupporter), as bedrock's does. A region given to a type that
+// takes none is an error at first use.
+func TestARegionalTypeWithToolsForSomeModels(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	regions := map[string]string{}
+	cloud := llmfactory.ProviderType{Regional: true, New: func(p llmfactory.Provider, id string) (llms.Model, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		regions[id] = p.Region
+		if strings.HasPrefix(id, "text-") {
+			return textOnly{idModel(id)}, nil
+		}
+		return idModel(id), nil
+	}}
+	doc := `
+providers:
+  cloud: { type: cloud, region: eu-north-1 }
+  openai: { api_key: k, region: eu-north-1 }
+models:
+  chat:  { provider: cloud, model: chat-1 }
+  text:  { provider: cloud, model: text-1 }
+  other: { provider: openai, model: gpt-5-mini }
+`
+	f, err := llmfactory.Parse([]byte(doc), llmfactory.WithProviderType("cloud", cloud))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, noTools := range map[string]bool{"chat": false, "text": true} {
+		m, err := f.Model(context.Background(), name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.NoTools != noTools {
+			t.Errorf("model %s: NoTools %v, want %v", name, m.NoTools, noTools)
+		}
+	}
+	if want := map[string]string{"chat-1": "eu-north-1", "text-1": "eu-north-1"}; !cmp.Equal(regions, want) {
+		t.Errorf("regions given to New: %v, want %v", regions, want)
+	}
+	_, err = f.Model(context.Background(), "other")
+	if err == nil || !strings.Contains(err.Error(), `provider "openai" (llm.yaml:4) has a region, which type openai does not take: remove it`) {
+		t.Errorf("err = %v; want the region of an openai provider refused", err)
+	}
+}
+
+// textOnly is a client that takes no tools.
+type textOnly struct{ idModel }
+
+func (textOnly) SupportsTools() bool { return false }
 
 // idModel is a client that answers with its model's id.
 type idModel string

@@ -60,7 +60,7 @@ func TestKeysOfTheProvidersType(t *testing.T) {
 		{name: "the unknown key names api_version", data: doc(
 			"providers:",
 			"  az: {type: azure, base_url: 'https://cadre.openai.azure.com', apiversion: 2024-10-21}",
-		) + models, want: []string{"providers.az.apiversion: unknown key (known: type, api_key, base_url, api_version, timeout)"}},
+		) + models, want: []string{"providers.az.apiversion: unknown key (known: type, api_key, base_url, api_version, timeout, region)"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

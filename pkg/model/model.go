@@ -19,7 +19,7 @@ type Model struct {
 	// assistant.WithModel, since langchaingo's clients do not tell theirs. Telemetry reports it
 	// as the model requested.
 	ID string
-	// Provider is "openai", "anthropic", "ollama", "googleai", or "" when unknown; for a model
+	// Provider is "openai", "anthropic", "ollama", "googleai", "bedrock", or "" when unknown; for a model
 	// of the llm.yaml factory, its provider's type ("azure", "mistral", "groq", ...).
 	// Facts(Provider) is what cadre knows of it.
 	Provider string

@@ -53,7 +53,7 @@ const defaultMaxTokens = 8192
 const DefaultAnthropicMaxTokens = defaultMaxTokens
 
 // Facts returns the facts of provider, named as Model.Provider names it: "openai",
-// "anthropic", "googleai" or "ollama". The ollama facts are those of langchaingo's native
+// "anthropic", "googleai", "bedrock" or "ollama". The ollama facts are those of langchaingo's native
 // ollama client; the llm.yaml factory's ollama type reaches Ollama's OpenAI-compatible
 // endpoint with the openai client instead, and takes that client's shape and tool support
 // from Facts("openai"). Any other name gets the zero ProviderFacts.
@@ -68,6 +68,14 @@ func Facts(provider string) ProviderFacts {
 			KeyVar: "GOOGLE_API_KEY"}
 	case "ollama":
 		return ProviderFacts{Shape: ShapeSafe, DropsTools: true}
+	case "bedrock":
+		// langchaingo's bedrock client sends each part as a message and merges neighbours of one
+		// role: a turn as cadre keeps it (ShapeOpenAI) reaches Anthropic's models on Bedrock in
+		// their own form, the turn's calls in one assistant message and their results in one
+		// user message. Its default of 2048 output tokens is Anthropic's models' only: the
+		// llm.yaml factory's bedrock type gives them MaxTokens, and other families keep their
+		// own limits and defaults.
+		return ProviderFacts{Shape: ShapeOpenAI, MaxTokens: defaultMaxTokens, MaxTokensOnClient: true}
 	}
 	return ProviderFacts{}
 }

@@ -19,6 +19,7 @@ func TestFacts(t *testing.T) {
 		{"googleai", model.ProviderFacts{Shape: model.ShapeSafe, ToolParametersAsMap: true, MaxTokens: 8192,
 			MaxTokensOnClient: true, KeyVar: "GOOGLE_API_KEY"}},
 		{"ollama", model.ProviderFacts{Shape: model.ShapeSafe, DropsTools: true}},
+		{"bedrock", model.ProviderFacts{Shape: model.ShapeOpenAI, MaxTokens: 8192, MaxTokensOnClient: true}},
 		// Unknown: what every provider accepts.
 		{"", model.ProviderFacts{}},
 		{"gateway", model.ProviderFacts{}},

@@ -1,0 +1,37 @@
+package bedrock_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// The AWS SDK is linked only by programs that import this package: the factory and the
+// assistants do not depend on it.
+func TestOnlyThisPackageLinksTheAWSSDK(t *testing.T) {
+	t.Parallel()
+	deps := func(pkg string) []string {
+		t.Helper()
+		out, err := exec.Command("go", "list", "-deps", pkg).Output()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v", pkg, err)
+		}
+		var aws []string
+		for _, p := range strings.Fields(string(out)) {
+			if strings.HasPrefix(p, "github.com/aws/") {
+				aws = append(aws, p)
+			}
+		}
+		return aws
+	}
+	const cadre = "github.com/cadrehq/cadre/pkg/"
+	for _, pkg := range []string{cadre + "llmfactory", cadre + "assistant", cadre + "model"} {
+		if aws := deps(pkg); len(aws) > 0 {
+			t.Errorf("%s depends on the AWS SDK: %s", pkg, strings.Join(aws, ", "))
+		}
+	}
+	// The check itself works: this package does depend on it.
+	if aws := deps(cadre + "llmfactory/bedrock"); len(aws) == 0 {
+		t.Error("go list finds no AWS package under pkg/llmfactory/bedrock: the check above proves nothing")
+	}
+}
