@@ -3,6 +3,7 @@ package assistant
 import (
 	"context"
 	"maps"
+	"slices"
 
 	"github.com/cadrehq/cadre/pkg/callback"
 	"github.com/cadrehq/cadre/pkg/chat"
@@ -160,6 +161,19 @@ func WithValidator[O any](f func(context.Context, O) error) Option {
 func WithCallOptions(opts ...llms.CallOption) Option {
 	return func(c *config) {
 		c.callOptions = append(c.callOptions[:len(c.callOptions):len(c.callOptions)], opts...)
+	}
+}
+
+// Options returns one Option that applies opts in order: for a package that sets several
+// things at once, such as otelcadre.Tracing (middleware and an event handler).
+func Options(opts ...Option) Option {
+	opts = slices.Clone(opts)
+	return func(c *config) {
+		for _, o := range opts {
+			if o != nil {
+				o(c)
+			}
+		}
 	}
 }
 
