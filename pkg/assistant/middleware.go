@@ -126,13 +126,21 @@ func (c chain) run(ctx context.Context, i int, info RunInfo, last RunNext) (*Res
 	return last(ctx)
 }
 
-// request calls the request middleware from i on, then sends req.
-func (c chain) request(ctx context.Context, i int, req *ModelRequest) (model.Reply, error) {
-	for ; i < len(c); i++ {
+// requests returns the chain's request middleware, outermost first, ending in sending the
+// request: made once per run.
+func (c chain) requests() RequestNext {
+	next := RequestNext(send)
+	for i := len(c) - 1; i >= 0; i-- {
 		if f := c[i].Request; f != nil {
-			return f(ctx, req, func(ctx context.Context, req *ModelRequest) (model.Reply, error) { return c.request(ctx, i+1, req) })
+			inner := next
+			next = func(ctx context.Context, req *ModelRequest) (model.Reply, error) { return f(ctx, req, inner) }
 		}
 	}
+	return next
+}
+
+// send sends req to its model.
+func send(ctx context.Context, req *ModelRequest) (model.Reply, error) {
 	return req.Model.Generate(ctx, req.Messages, req.Options...)
 }
 
@@ -146,14 +154,17 @@ func (c chain) toolTurn(ctx context.Context, i int, turn *ToolTurn, last ToolTur
 	return last(ctx, turn)
 }
 
-// toolCall calls the tool-call middleware from i on, then last.
-func (c chain) toolCall(ctx context.Context, i int, call ToolCall, last ToolCallNext) (string, error) {
-	for ; i < len(c); i++ {
+// toolCalls returns the chain's tool-call middleware, outermost first, ending in last: made
+// once per run.
+func (c chain) toolCalls(last ToolCallNext) ToolCallNext {
+	next := last
+	for i := len(c) - 1; i >= 0; i-- {
 		if f := c[i].ToolCall; f != nil {
-			return f(ctx, call, func(ctx context.Context, call ToolCall) (string, error) { return c.toolCall(ctx, i+1, call, last) })
+			inner := next
+			next = func(ctx context.Context, call ToolCall) (string, error) { return f(ctx, call, inner) }
 		}
 	}
-	return last(ctx, call)
+	return next
 }
 
 // has reports whether any middleware of c wraps the step that pick selects.

@@ -32,6 +32,10 @@ type run[O any] struct {
 	opts  [][]llms.CallOption
 	mode  OutputMode
 	turns bool // a tool-turn middleware wraps the run's turns
+	// The middleware chains of the run's requests and tool calls, made once when the run has
+	// middleware: a request or a call then costs no closure.
+	sendNext RequestNext
+	callNext ToolCallNext
 
 	// The conversation.
 	msgs      []llms.MessageContent
@@ -145,6 +149,11 @@ func (r *run[O]) around(ctx context.Context, info RunInfo, body func(context.Con
 		return body(ctx)
 	}
 	r.turns = r.state.mw.has(wrapsTurns)
+	r.sendNext = r.state.mw.requests()
+	r.callNext = r.state.mw.toolCalls(func(ctx context.Context, call ToolCall) (string, error) {
+		out, err, _ := r.callTool(ctx, call.Tool, call.Arguments)
+		return out, err
+	})
 	info.Assistant, info.RunID, info.ParentRunID, info.Depth = r.p.name, r.state.id, r.parentID, r.state.depth
 	var res *Result[O]
 	resp, err := r.state.mw.run(ctx, 0, info, func(ctx context.Context) (*Response, error) {
@@ -318,7 +327,7 @@ func (r *run[O]) generate(ctx context.Context) (model.Reply, *model.Model, error
 		} else {
 			req := &ModelRequest{Assistant: r.p.name, RunID: r.state.id, Model: *m, Messages: r.msgs, Options: opts, Attempt: r.attempt()}
 			// A reply a middleware gave counts as the request it answers, whatever it says.
-			reply, err = r.state.mw.request(ctx, 0, req)
+			reply, err = r.sendNext(ctx, req)
 			reply.Usage.Requests = 1
 		}
 		if s != nil && s.err != nil {

@@ -130,12 +130,11 @@ func (r *run[O]) call(ctx context.Context, t *turn, i int) string {
 
 // callThrough calls the tool through the tool-call middleware.
 func (r *run[O]) callThrough(ctx context.Context, call ToolCall) (out string, err error, panicked bool) {
-	out, err = r.state.mw.toolCall(ctx, 0, call, func(ctx context.Context, call ToolCall) (string, error) {
-		var out string
-		var err error
-		out, err, panicked = r.callTool(ctx, call.Tool, call.Arguments)
-		return out, err
-	})
+	out, err = r.callNext(ctx, call)
+	if err != nil {
+		var pe *panicError
+		panicked = errors.As(err, &pe)
+	}
 	return out, err, panicked
 }
 

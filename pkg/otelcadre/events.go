@@ -23,16 +23,19 @@ func handle(ctx context.Context, e callback.Event) {
 	default:
 		return
 	}
-	s := stepOf(ctx)
-	if s == nil || s.kind != "run" || s.id != e.RunID || !s.span.IsRecording() {
+	s := runStepOf(ctx)
+	if s == nil || s.id != e.RunID || !s.span.IsRecording() {
 		return
 	}
 	// Given at two levels of a tree, the handler is told each event twice, in a row.
 	key := eventKey{kind: name, at: e.Time}
-	if s.last == key {
+	s.mu.Lock()
+	seen := s.last == key
+	s.last = key
+	s.mu.Unlock()
+	if seen {
 		return
 	}
-	s.last = key
 	attrs := []attribute.KeyValue{}
 	if e.Model != "" {
 		attrs = append(attrs, ModelName.String(e.Model))

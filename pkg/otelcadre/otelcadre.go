@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/cadrehq/cadre/pkg/assistant"
@@ -93,6 +94,9 @@ type tracer struct {
 	tokens   genaiconv.ClientTokenUsage
 	duration genaiconv.ClientOperationDuration
 	content  bool
+
+	mu     sync.RWMutex
+	starts map[startKey]*start
 }
 
 // The bucket boundaries the GenAI conventions advise for the two histograms.
@@ -120,23 +124,24 @@ func Middleware(opts ...Option) assistant.Middleware {
 		c.mp = otel.GetMeterProvider()
 	}
 	meter := c.mp.Meter(ScopeName, metric.WithSchemaURL(semconv.SchemaURL))
-	t := &tracer{tracer: c.tp.Tracer(ScopeName, trace.WithSchemaURL(semconv.SchemaURL)), content: c.content}
+	t := &tracer{tracer: c.tp.Tracer(ScopeName, trace.WithSchemaURL(semconv.SchemaURL)), content: c.content, starts: map[startKey]*start{}}
 	// An error here is an SDK's refusal of the instrument; the conventions' own noop stands in.
 	t.tokens, _ = genaiconv.NewClientTokenUsage(meter, metric.WithExplicitBucketBoundaries(tokenBuckets...))
 	t.duration, _ = genaiconv.NewClientOperationDuration(meter, metric.WithExplicitBucketBoundaries(durationBuckets...))
 	return assistant.Middleware{Run: t.run, Request: t.request, ToolCall: t.toolCall}
 }
 
-// step is the span a context is in, as this package made it: a middleware given at two levels
-// of a delegation tree (a supervisor's and a specialist's) sees each step twice, and makes
-// its span once.
-type step struct {
-	kind string // "run", "request" or "tool"
-	id   string // the run's id; a request's run id; the call's id
-	n    int    // a request's attempt
-	span trace.Span
-	// last is the last event the run's span was given, against events sent twice (Events).
-	last eventKey
+// runStep is a run's span, in the contexts of the run's steps. Through it a middleware given at
+// two levels of a delegation tree (a supervisor's and a specialist's) sees that a run is
+// another's to trace, and leaves it and its steps alone; and the event handler finds the
+// span.
+type runStep struct {
+	owner *tracer
+	id    string // the run's id
+	span  trace.Span
+
+	mu   sync.Mutex
+	last eventKey // the last event the span was given, against events told twice (Events)
 }
 
 type eventKey struct {
@@ -146,36 +151,80 @@ type eventKey struct {
 
 type stepKey struct{}
 
-func stepOf(ctx context.Context) *step {
-	s, _ := ctx.Value(stepKey{}).(*step)
+func runStepOf(ctx context.Context) *runStep {
+	s, _ := ctx.Value(stepKey{}).(*runStep)
 	return s
 }
 
+// mine reports whether the steps of run id in ctx are t's to trace.
+func (t *tracer) mine(ctx context.Context, id string) bool {
+	s := runStepOf(ctx)
+	return s == nil || s.id != id || s.owner == t
+}
+
+// start is what starting a span of one kind of step takes, the same for every step of that
+// kind, assistant, model or tool: made once, so that a span costs no more than the tracer's
+// own work (a no-op tracer's: nothing but the context that holds its span).
+type start struct {
+	name  string
+	opts  []trace.SpanStartOption // the kind, and the attributes a sampler may look at
+	model attribute.KeyValue      // of a request: gen_ai.request.model
+	// provider names a request's provider as the metrics take it.
+	provider genaiconv.ProviderNameAttr
+}
+
+type startKey struct {
+	op                      string
+	name, id, provider, who string
+}
+
+// startOf returns the start of key, making it with make the first time.
+func (t *tracer) startOf(key startKey, make func() *start) *start {
+	t.mu.RLock()
+	s := t.starts[key]
+	t.mu.RUnlock()
+	if s != nil {
+		return s
+	}
+	s = make()
+	t.mu.Lock()
+	if len(t.starts) < maxStarts {
+		t.starts[key] = s
+	}
+	t.mu.Unlock()
+	return s
+}
+
+// maxStarts bounds the starts kept: assistants, models and tools are few, but a program could
+// make them as it goes.
+const maxStarts = 4096
+
 func (t *tracer) run(ctx context.Context, info assistant.RunInfo, next assistant.RunNext) (*assistant.Response, error) {
-	if s := stepOf(ctx); s != nil && s.kind == "run" && s.id == info.RunID {
-		return next(ctx)
+	if s := runStepOf(ctx); s != nil && s.id == info.RunID {
+		return next(ctx) // an outer level traces this run
 	}
-	attrs := []attribute.KeyValue{
-		semconv.GenAIOperationNameInvokeAgent,
-		semconv.GenAIAgentName(info.Assistant),
-		RunID.String(info.RunID),
-		Depth.Int(info.Depth),
-	}
-	if info.ParentRunID != "" {
-		attrs = append(attrs, ParentRunID.String(info.ParentRunID))
-	}
-	if id, ok := chat.IDFrom(ctx); ok {
-		attrs = append(attrs, semconv.GenAIConversationID(id.Chat))
-	}
-	if info.Resumed {
-		attrs = append(attrs, Resumed.Bool(true))
-	}
-	ctx, span := t.tracer.Start(ctx, "invoke_agent "+info.Assistant, trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
+	st := t.startOf(startKey{op: "run", name: info.Assistant}, func() *start {
+		return &start{name: "invoke_agent " + info.Assistant, opts: []trace.SpanStartOption{
+			trace.WithSpanKind(trace.SpanKindInternal),
+			trace.WithAttributes(semconv.GenAIOperationNameInvokeAgent, semconv.GenAIAgentName(info.Assistant)),
+		}}
+	})
+	ctx, span := t.tracer.Start(ctx, st.name, st.opts...)
 	defer span.End()
-	if info.Resumed {
-		span.AddEvent(EventResumed)
+	if span.IsRecording() {
+		span.SetAttributes(RunID.String(info.RunID), Depth.Int(info.Depth))
+		if info.ParentRunID != "" {
+			span.SetAttributes(ParentRunID.String(info.ParentRunID))
+		}
+		if id, ok := chat.IDFrom(ctx); ok {
+			span.SetAttributes(semconv.GenAIConversationID(id.Chat))
+		}
+		if info.Resumed {
+			span.SetAttributes(Resumed.Bool(true))
+			span.AddEvent(EventResumed)
+		}
 	}
-	res, err := next(context.WithValue(ctx, stepKey{}, &step{kind: "run", id: info.RunID, span: span}))
+	res, err := next(context.WithValue(ctx, stepKey{}, &runStep{owner: t, id: info.RunID, span: span}))
 	if res != nil && span.IsRecording() {
 		span.SetAttributes(Stop.String(string(res.Stop)))
 		span.SetAttributes(usageAttrs(res.Usage.Total)...)
@@ -191,43 +240,38 @@ func (t *tracer) run(ctx context.Context, info assistant.RunInfo, next assistant
 }
 
 func (t *tracer) request(ctx context.Context, req *assistant.ModelRequest, next assistant.RequestNext) (model.Reply, error) {
-	if s := stepOf(ctx); s != nil && s.kind == "request" && s.id == req.RunID && s.n == req.Attempt {
+	if !t.mine(ctx, req.RunID) {
 		return next(ctx, req)
 	}
-	id := req.Model.ID
-	if id == "" {
-		id = req.Model.Name
-	}
-	provider := providerName(req.Model.Provider)
-	ctx, span := t.tracer.Start(ctx, "chat "+id, trace.WithSpanKind(trace.SpanKindClient))
+	m := &req.Model
+	st := t.startOf(startKey{op: "chat", name: m.Name, id: m.ID, provider: m.Provider, who: req.Assistant}, func() *start {
+		id := m.ID
+		if id == "" {
+			id = m.Name
+		}
+		provider := providerName(m.Provider)
+		return &start{name: "chat " + id, model: semconv.GenAIRequestModel(id), provider: genaiconv.ProviderNameAttr(provider),
+			opts: []trace.SpanStartOption{
+				trace.WithSpanKind(trace.SpanKindClient),
+				trace.WithAttributes(semconv.GenAIOperationNameChat, semconv.GenAIProviderNameKey.String(provider), semconv.GenAIRequestModel(id),
+					ModelName.String(m.Name), semconv.GenAIAgentName(req.Assistant)),
+			}}
+	})
+	ctx, span := t.tracer.Start(ctx, st.name, st.opts...)
 	defer span.End()
 	if span.IsRecording() {
-		span.SetAttributes(
-			semconv.GenAIOperationNameChat,
-			semconv.GenAIProviderNameKey.String(provider),
-			semconv.GenAIRequestModel(id),
-			ModelName.String(req.Model.Name),
-			semconv.GenAIAgentName(req.Assistant),
-			RunID.String(req.RunID),
-			Attempt.Int(req.Attempt),
-		)
+		span.SetAttributes(RunID.String(req.RunID), Attempt.Int(req.Attempt))
 		if t.content {
 			t.recordInput(span, req)
 		}
 	}
-	start := time.Now()
-	reply, err := next(context.WithValue(ctx, stepKey{}, &step{kind: "request", id: req.RunID, n: req.Attempt, span: span}), req)
-	elapsed := time.Since(start).Seconds()
-	attrs := []attribute.KeyValue{semconv.GenAIRequestModel(id)}
+	began := time.Now()
+	reply, err := next(ctx, req)
+	t.measure(ctx, st, time.Since(began), reply, err)
 	if err != nil {
 		fail(span, err)
-		attrs = append(attrs, semconv.ErrorTypeKey.String(errorType(err)))
-		t.duration.Record(ctx, elapsed, genaiconv.OperationNameChat, genaiconv.ProviderNameAttr(provider), attrs...)
 		return reply, err
 	}
-	t.duration.Record(ctx, elapsed, genaiconv.OperationNameChat, genaiconv.ProviderNameAttr(provider), attrs...)
-	t.tokens.Record(ctx, int64(reply.Usage.InputTokens), genaiconv.OperationNameChat, genaiconv.ProviderNameAttr(provider), genaiconv.TokenTypeInput, attrs...)
-	t.tokens.Record(ctx, int64(reply.Usage.OutputTokens), genaiconv.OperationNameChat, genaiconv.ProviderNameAttr(provider), genaiconv.TokenTypeOutput, attrs...)
 	if span.IsRecording() {
 		span.SetAttributes(usageAttrs(reply.Usage)...)
 		if reply.StopReason != "" {
@@ -240,26 +284,41 @@ func (t *tracer) request(ctx context.Context, req *assistant.ModelRequest, next 
 	return reply, nil
 }
 
+// measure records a request's duration and, when it was answered, its tokens.
+func (t *tracer) measure(ctx context.Context, st *start, d time.Duration, reply model.Reply, err error) {
+	if t.duration.Enabled(ctx) {
+		if err != nil {
+			t.duration.Record(ctx, d.Seconds(), genaiconv.OperationNameChat, st.provider, st.model, semconv.ErrorTypeKey.String(errorType(err)))
+		} else {
+			t.duration.Record(ctx, d.Seconds(), genaiconv.OperationNameChat, st.provider, st.model)
+		}
+	}
+	if err == nil && t.tokens.Enabled(ctx) {
+		t.tokens.Record(ctx, int64(reply.Usage.InputTokens), genaiconv.OperationNameChat, st.provider, genaiconv.TokenTypeInput, st.model)
+		t.tokens.Record(ctx, int64(reply.Usage.OutputTokens), genaiconv.OperationNameChat, st.provider, genaiconv.TokenTypeOutput, st.model)
+	}
+}
+
 func (t *tracer) toolCall(ctx context.Context, call assistant.ToolCall, next assistant.ToolCallNext) (string, error) {
-	if s := stepOf(ctx); s != nil && s.kind == "tool" && s.id == call.ID {
+	if !t.mine(ctx, call.RunID) {
 		return next(ctx, call)
 	}
-	ctx, span := t.tracer.Start(ctx, "execute_tool "+call.Tool, trace.WithSpanKind(trace.SpanKindInternal))
+	st := t.startOf(startKey{op: "tool", name: call.Tool, who: call.Assistant}, func() *start {
+		return &start{name: "execute_tool " + call.Tool, opts: []trace.SpanStartOption{
+			trace.WithSpanKind(trace.SpanKindInternal),
+			trace.WithAttributes(semconv.GenAIOperationNameExecuteTool, semconv.GenAIToolName(call.Tool), semconv.GenAIToolType("function"),
+				semconv.GenAIAgentName(call.Assistant)),
+		}}
+	})
+	ctx, span := t.tracer.Start(ctx, st.name, st.opts...)
 	defer span.End()
 	if span.IsRecording() {
-		span.SetAttributes(
-			semconv.GenAIOperationNameExecuteTool,
-			semconv.GenAIToolName(call.Tool),
-			semconv.GenAIToolCallID(call.ID),
-			semconv.GenAIToolType("function"),
-			semconv.GenAIAgentName(call.Assistant),
-			RunID.String(call.RunID),
-		)
+		span.SetAttributes(semconv.GenAIToolCallID(call.ID), RunID.String(call.RunID))
 		if t.content {
 			span.SetAttributes(semconv.GenAIToolCallArgumentsKey.String(call.Arguments))
 		}
 	}
-	result, err := next(context.WithValue(ctx, stepKey{}, &step{kind: "tool", id: call.ID, span: span}), call)
+	result, err := next(ctx, call)
 	if err != nil {
 		fail(span, err)
 		return result, err
