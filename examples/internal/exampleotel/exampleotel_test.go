@@ -1,0 +1,163 @@
+package exampleotel
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cadrehq/cadre/pkg/assistant"
+	"github.com/cadrehq/cadre/pkg/llmtest"
+	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	"google.golang.org/protobuf/proto"
+)
+
+func testContext(t *testing.T) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// runOnce runs an assistant traced by tr, then shuts tr down.
+func runOnce(t *testing.T, tr *Tracing) {
+	t.Helper()
+	ctx := testContext(t)
+	a := assistant.New[string]("helper", assistant.WithModel(llmtest.NewScripted(llmtest.Text("done"))), tr.Option())
+	if _, err := a.Run(ctx, assistant.Input{Prompt: "x?"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// noEndpoint clears the variables that would send the spans to a collector.
+func noEndpoint(t *testing.T) {
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "")
+	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "")
+}
+
+// TestOff: without a writer, tracing is off, whatever the environment says.
+func TestOff(t *testing.T) {
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:1")
+	tr, err := Start(testContext(t), "example", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runOnce(t, tr)
+	var none *Tracing
+	if none.Option() == nil || none.Shutdown(testContext(t)) != nil {
+		t.Error("a nil Tracing is not off")
+	}
+}
+
+// TestWriter: with no endpoint in the environment, the spans go to the writer as JSON, under
+// the example's service name.
+func TestWriter(t *testing.T) {
+	noEndpoint(t)
+	var out bytes.Buffer
+	tr, err := Start(testContext(t), "example", &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runOnce(t, tr)
+	var names []string
+	dec := json.NewDecoder(&out)
+	for dec.More() {
+		var span writtenSpan
+		if err := dec.Decode(&span); err != nil {
+			t.Fatalf("the spans written are not JSON: %v", err)
+		}
+		names = append(names, span.Name)
+		if !span.hasResource("service.name", "example") {
+			t.Errorf("%q: resource %v, want service.name example", span.Name, span.Resource)
+		}
+	}
+	if strings.Join(names, ", ") != "chat custom, invoke_agent helper" {
+		t.Errorf("spans %v, want the request's and the run's", names)
+	}
+}
+
+// writtenSpan is a span as the stdout exporter writes it, in part.
+type writtenSpan struct {
+	Name     string
+	Resource []struct {
+		Key   string
+		Value struct{ Value any }
+	}
+}
+
+func (s writtenSpan) hasResource(key, value string) bool {
+	for _, kv := range s.Resource {
+		if kv.Key == key && kv.Value.Value == value {
+			return true
+		}
+	}
+	return false
+}
+
+// TestEndpoint: with OTEL_EXPORTER_OTLP_ENDPOINT set, the spans go there over OTLP/HTTP, and
+// not to the writer; OTEL_SERVICE_NAME names the service.
+func TestEndpoint(t *testing.T) {
+	var mu sync.Mutex
+	var got []*coltracepb.ExportTraceServiceRequest
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+		var req coltracepb.ExportTraceServiceRequest
+		if err == nil {
+			err = proto.Unmarshal(body, &req)
+		}
+		if r.URL.Path != "/v1/traces" || err != nil {
+			http.Error(w, "not an export of traces", http.StatusBadRequest)
+			return
+		}
+		mu.Lock()
+		got = append(got, &req)
+		mu.Unlock()
+	}))
+	defer srv.Close()
+	noEndpoint(t)
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", srv.URL)
+	t.Setenv("OTEL_SERVICE_NAME", "renamed")
+
+	var out bytes.Buffer
+	tr, err := Start(testContext(t), "example", &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runOnce(t, tr)
+	if out.Len() > 0 {
+		t.Errorf("the writer got %d bytes; the spans should have gone to the endpoint only", out.Len())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	var names []string
+	for _, req := range got {
+		for _, rs := range req.ResourceSpans {
+			service := ""
+			for _, kv := range rs.GetResource().GetAttributes() {
+				if kv.Key == "service.name" {
+					service = kv.Value.GetStringValue()
+				}
+			}
+			for _, ss := range rs.ScopeSpans {
+				for _, s := range ss.Spans {
+					names = append(names, s.Name)
+					if service != "renamed" {
+						t.Errorf("%q: service.name %q, want OTEL_SERVICE_NAME's", s.Name, service)
+					}
+				}
+			}
+		}
+	}
+	if strings.Join(names, ", ") != "chat custom, invoke_agent helper" {
+		t.Errorf("the endpoint got spans %v, want the request's and the run's", names)
+	}
+}
