@@ -170,7 +170,8 @@ func TestOTLPExport(t *testing.T) {
 			defer cancel()
 			exporter, err := otlptracehttp.New(ctx,
 				otlptracehttp.WithEndpointURL(recv.url), otlptracehttp.WithInsecure(),
-				otlptracehttp.WithCompression(tc.compression),
+				// Given in code, these win over OTEL_EXPORTER_OTLP_* variables of the test's environment.
+				otlptracehttp.WithCompression(tc.compression), otlptracehttp.WithEncoding(otlptracehttp.EncodingProtobuf),
 				// A refused export fails the flush at once rather than retrying for a minute.
 				otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: false}),
 				otlptracehttp.WithTimeout(10*time.Second))

@@ -8,6 +8,7 @@ package exampleotel
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -84,15 +85,17 @@ func (t *Tracing) Option() assistant.Option {
 	return otelcadre.Tracing(otelcadre.WithTracerProvider(t.tp))
 }
 
-// Shutdown exports the spans not yet exported and stops the provider. It gives the export a
-// few seconds even when ctx is done: the spans of a run that Ctrl-C ended are worth having.
+// Shutdown exports the spans not yet exported and stops the provider; its error says when the
+// spans could not be exported. It gives the export a few seconds even when ctx is done: the
+// spans of a run that Ctrl-C ended are worth having.
 func (t *Tracing) Shutdown(ctx context.Context) error {
 	if t == nil || t.tp == nil {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	if err := t.tp.Shutdown(ctx); err != nil {
+	// ForceFlush returns the export's error; Shutdown would only hand it to otel.Handle.
+	if err := errors.Join(t.tp.ForceFlush(ctx), t.tp.Shutdown(ctx)); err != nil {
 		return fmt.Errorf("exporting the spans: %w", err)
 	}
 	return nil

@@ -2,8 +2,11 @@ package exampleotel
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -104,27 +107,29 @@ func (s writtenSpan) hasResource(key, value string) bool {
 }
 
 // TestEndpoint: with OTEL_EXPORTER_OTLP_ENDPOINT set, the spans go there over OTLP/HTTP, and
-// not to the writer; OTEL_SERVICE_NAME names the service.
+// not to the writer; the exporter reads the other variables itself (here the headers and the
+// compression), and OTEL_SERVICE_NAME names the service.
 func TestEndpoint(t *testing.T) {
 	var mu sync.Mutex
 	var got []*coltracepb.ExportTraceServiceRequest
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
-		var req coltracepb.ExportTraceServiceRequest
-		if err == nil {
-			err = proto.Unmarshal(body, &req)
-		}
-		if r.URL.Path != "/v1/traces" || err != nil {
-			http.Error(w, "not an export of traces", http.StatusBadRequest)
+		req, err := decodeExport(r)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
 		mu.Lock()
-		got = append(got, &req)
+		got = append(got, req)
 		mu.Unlock()
 	}))
 	defer srv.Close()
 	noEndpoint(t)
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", srv.URL)
+	t.Setenv("OTEL_EXPORTER_OTLP_HEADERS", "x-api-key=k1")
+	t.Setenv("OTEL_EXPORTER_OTLP_COMPRESSION", "gzip")
+	for _, v := range []string{"OTEL_EXPORTER_OTLP_TRACES_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_COMPRESSION", "OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"} {
+		t.Setenv(v, "")
+	}
 	t.Setenv("OTEL_SERVICE_NAME", "renamed")
 
 	var out bytes.Buffer
@@ -160,4 +165,53 @@ func TestEndpoint(t *testing.T) {
 	if strings.Join(names, ", ") != "chat custom, invoke_agent helper" {
 		t.Errorf("the endpoint got spans %v, want the request's and the run's", names)
 	}
+}
+
+// TestEndpointRefuses: spans the collector refuses make Shutdown fail, saying so.
+func TestEndpointRefuses(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "no", http.StatusBadRequest) // not to be retried
+	}))
+	defer srv.Close()
+	noEndpoint(t)
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", srv.URL)
+	ctx := testContext(t)
+	tr, err := Start(ctx, "example", io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := assistant.New[string]("helper", assistant.WithModel(llmtest.NewScripted(llmtest.Text("done"))), tr.Option())
+	if _, err := a.Run(ctx, assistant.Input{Prompt: "x?"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Shutdown(ctx); err == nil || !strings.Contains(err.Error(), "exporting the spans") {
+		t.Errorf("Shutdown = %v, want the export's error", err)
+	}
+}
+
+// decodeExport reads an export of traces as a collector does, refusing one without the headers
+// and the compression that TestEndpoint's environment asks for.
+func decodeExport(r *http.Request) (*coltracepb.ExportTraceServiceRequest, error) {
+	switch {
+	case r.Method != http.MethodPost || r.URL.Path != "/v1/traces":
+		return nil, fmt.Errorf("%s %s, not an export of traces", r.Method, r.URL.Path)
+	case r.Header.Get("x-api-key") != "k1":
+		return nil, errors.New("no x-api-key header: OTEL_EXPORTER_OTLP_HEADERS was not read")
+	case r.Header.Get("Content-Encoding") != "gzip":
+		return nil, errors.New("not gzipped: OTEL_EXPORTER_OTLP_COMPRESSION was not read")
+	}
+	gz, err := gzip.NewReader(r.Body)
+	if err != nil {
+		return nil, err
+	}
+	defer gz.Close()
+	body, err := io.ReadAll(io.LimitReader(gz, 1<<20))
+	if err != nil {
+		return nil, err
+	}
+	var req coltracepb.ExportTraceServiceRequest
+	if err := proto.Unmarshal(body, &req); err != nil {
+		return nil, err
+	}
+	return &req, nil
 }
