@@ -17,6 +17,12 @@
 //
 //	cp llm.yaml.example llm.yaml   # and set the key it names, e.g. OPENAI_API_KEY
 //	go run ./examples/approval -config llm.yaml
+//
+// With -otel it traces the run and its resumption with OpenTelemetry (docs/observability.md):
+// the spans go to stderr as indented JSON when the program ends, or over OTLP/HTTP to the
+// collector that OTEL_EXPORTER_OTLP_ENDPOINT names:
+//
+//	go run ./examples/approval -otel
 package main
 
 import (
@@ -32,6 +38,7 @@ import (
 	"os/signal"
 	"strings"
 
+	"github.com/cadrehq/cadre/examples/internal/exampleotel"
 	"github.com/cadrehq/cadre/pkg/assistant"
 	"github.com/cadrehq/cadre/pkg/callback"
 	"github.com/cadrehq/cadre/pkg/llmfactory"
@@ -41,9 +48,14 @@ const prompt = "Tell Ana that the quarterly report is ready for her review."
 
 func main() {
 	config := flag.String("config", "", "an llm.yaml to take the model from (default: offline, with a function model)")
+	otel := flag.Bool("otel", false, exampleotel.Usage)
 	flag.Parse()
+	var traces io.Writer // nil: no tracing
+	if *otel {
+		traces = os.Stderr
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	err := run(ctx, os.Stdout, os.Stderr, os.Stdin, *config)
+	err := run(ctx, os.Stdout, os.Stderr, os.Stdin, *config, traces)
 	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "approval:", err)
@@ -52,8 +64,10 @@ func main() {
 }
 
 // run asks the mailer to pass a message on, streaming its text to w, and asks the person at
-// in about each call that waits for approval. The progress of the runs goes to progress.
-func run(ctx context.Context, w, progress io.Writer, in io.Reader, config string) error {
+// in about each call that waits for approval. The progress of the runs goes to progress. With
+// traces not nil it traces the runs, and their spans go to traces (or to the collector the
+// environment names) before it returns.
+func run(ctx context.Context, w, progress io.Writer, in io.Reader, config string, traces io.Writer) (err error) {
 	models := assistant.WithModel(offlineModel())
 	if config == "" {
 		fmt.Fprintln(w, "approval: offline, with a function model playing the model's part (no API key needed)")
@@ -65,13 +79,21 @@ func run(ctx context.Context, w, progress io.Writer, in io.Reader, config string
 		models = assistant.WithModels(f)
 		fmt.Fprintln(w, "approval: with the models of", config)
 	}
+	tracing, err := exampleotel.Start(ctx, "approval", traces)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, tracing.Shutdown(ctx)) }()
+	// The run and its resumption take the same models, and are traced alike: the paused run's
+	// span ends at the pause, and the resumed run has a span of its own.
+	setup := assistant.Options(models, tracing.Option())
 	term := &terminal{w: w, in: bufio.NewScanner(in)}
 	term.progress = callback.NewProgress(term.lineEnded(progress))
 	term.say("you:", prompt)
 
-	res, err := newMailer(models, term).Run(ctx, assistant.Input{Prompt: prompt})
+	res, err := newMailer(setup, term).Run(ctx, assistant.Input{Prompt: prompt})
 	for err == nil && res.Stop == assistant.StopPending {
-		res, err = decideAndResume(ctx, term, models, res.Paused)
+		res, err = decideAndResume(ctx, term, setup, res.Paused)
 	}
 	if err != nil {
 		return err
@@ -83,8 +105,8 @@ func run(ctx context.Context, w, progress io.Writer, in io.Reader, config string
 }
 
 // decideAndResume keeps the paused run as JSON, asks the person about its waiting calls, and
-// resumes it from the JSON with their decisions.
-func decideAndResume(ctx context.Context, term *terminal, models assistant.Option, p *assistant.Paused) (*assistant.Result[string], error) {
+// resumes it from the JSON with their decisions, with a mailer built with setup.
+func decideAndResume(ctx context.Context, term *terminal, setup assistant.Option, p *assistant.Paused) (*assistant.Result[string], error) {
 	// The paused run is all in this JSON: its conversation, the calls of the turn it stopped
 	// in, and its usage so far. A server would keep it (in a file, a database, a queue) and
 	// return; the person may decide hours later, and another process — with an assistant of
@@ -104,12 +126,13 @@ func decideAndResume(ctx context.Context, term *terminal, models assistant.Optio
 	if err != nil {
 		return nil, err
 	}
-	return newMailer(models, term).Resume(ctx, &paused, decisions)
+	return newMailer(setup, term).Resume(ctx, &paused, decisions)
 }
 
 // newMailer builds the assistant. The run and its resumption each build their own, as two
-// processes would: Resume needs only the same name and tools.
-func newMailer(models assistant.Option, term *terminal) *assistant.Assistant[string] {
+// processes would: Resume needs only the same name and tools. setup gives its models (and its
+// tracing).
+func newMailer(setup assistant.Option, term *terminal) *assistant.Assistant[string] {
 	// Every send_email call is Pending: the person decides at the pause, not inside Approve.
 	// Approve runs while the run holds its conversation in memory, so asking there would tie
 	// the run to this process and to a person answering at once; a pause instead leaves a
@@ -120,7 +143,7 @@ func newMailer(models assistant.Option, term *terminal) *assistant.Assistant[str
 		return assistant.Pending(), nil
 	})
 	return assistant.New[string]("mailer",
-		models,
+		setup,
 		assistant.WithInstructions("You are an office assistant. Find a person's address with find_contact before you mail them. "+
 			"A person approves each mail before it goes: when a mail is denied, do not send it again; "+
 			"say that it was not sent, and why."),

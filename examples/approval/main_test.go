@@ -48,7 +48,7 @@ func TestApprovalOffline(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var out, progress bytes.Buffer
-			if err := run(context.Background(), &out, &progress, strings.NewReader(tt.input), ""); err != nil {
+			if err := run(context.Background(), &out, &progress, strings.NewReader(tt.input), "", nil); err != nil {
 				t.Fatal(err)
 			}
 			// The run, then its resumption: one handler counts their tokens together.
@@ -100,7 +100,7 @@ func TestApprovalWithConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, progress bytes.Buffer
-	if err := run(context.Background(), &out, &progress, strings.NewReader("y\n"), config); err != nil {
+	if err := run(context.Background(), &out, &progress, strings.NewReader("y\n"), config, nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, line := range []string{"mailer: asking fast\n", "mailer: running find_contact\n", "mailer: running send_email\n", "(999 so far)\nmailer: done\n"} {
@@ -126,12 +126,31 @@ func TestApprovalWithConfig(t *testing.T) {
 	}
 }
 
+// With -otel, the paused run and the resumed one are two spans, with their events, in the
+// traces writer.
+func TestApprovalOtel(t *testing.T) {
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "") // the spans to the writer, not to a collector
+	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "")
+	var out, progress, traces bytes.Buffer
+	if err := run(context.Background(), &out, &progress, strings.NewReader("y\n"), "", &traces); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"invoke_agent mailer", "cadre.run.paused", "cadre.run.resumed", "execute_tool send_email"} {
+		if !strings.Contains(traces.String(), `"Name": "`+name+`"`) {
+			t.Errorf("no span or event %q in the traces:\n%s", name, traces.String())
+		}
+	}
+	if n := strings.Count(traces.String(), `"Name": "invoke_agent mailer"`); n != 2 {
+		t.Errorf("%d spans of the mailer's runs, want the paused one and the resumed one", n)
+	}
+}
+
 // In a terminal, stdout and stderr share the screen: a progress line never starts in the
 // middle of the model's streamed text.
 func TestApprovalProgressSharesTheTerminal(t *testing.T) {
 	t.Parallel()
 	var screen bytes.Buffer
-	if err := run(context.Background(), &screen, &screen, strings.NewReader("y\n"), ""); err != nil {
+	if err := run(context.Background(), &screen, &screen, strings.NewReader("y\n"), "", nil); err != nil {
 		t.Fatal(err)
 	}
 	want := "mailer: I found Ana's address (ana@example.com). I'll send her a short note.\n" +

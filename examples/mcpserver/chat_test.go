@@ -96,7 +96,7 @@ func TestChatsOverHTTPStayWithTheirCaller(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := newServer("", &chatStores{}, io.Discard)
+	s, err := newServer("", &chatStores{}, io.Discard, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

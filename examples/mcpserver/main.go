@@ -28,7 +28,11 @@
 //	go run ./examples/mcpserver -http 127.0.0.1:8080 -redis 127.0.0.1:6379
 //
 // Each run's progress (which assistant is working, which tool is running, the tokens spent by
-// all runs so far) goes to stderr as it happens.
+// all runs so far) goes to stderr as it happens. With -otel the runs are traced with
+// OpenTelemetry (docs/observability.md): the spans go to stderr as indented JSON every few
+// seconds, or over OTLP/HTTP to the collector that OTEL_EXPORTER_OTLP_ENDPOINT names:
+//
+//	OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318 go run ./examples/mcpserver -http 127.0.0.1:8080 -otel
 //
 // Over HTTP a chat belongs to the tenant and the user that the request's X-Tenant and X-User
 // headers name; over stdio to tenant "" and user "". The server trusts those headers: keep it
@@ -54,6 +58,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cadrehq/cadre/examples/internal/exampleotel"
 	"github.com/cadrehq/cadre/pkg/assistant"
 	"github.com/cadrehq/cadre/pkg/callback"
 	"github.com/cadrehq/cadre/pkg/llmfactory"
@@ -67,6 +72,7 @@ type settings struct {
 	config string // an llm.yaml; "" for the offline models
 	http   string // the address to serve streamable HTTP on; "" for stdio
 	redis  string // the address of the Redis to keep chats in; "" for memory
+	otel   bool   // trace the runs, the spans going to stderr or to the collector the environment names
 }
 
 func main() {
@@ -74,6 +80,7 @@ func main() {
 	flag.StringVar(&set.config, "config", "", "an llm.yaml to take the models from (default: offline, with test models)")
 	flag.StringVar(&set.http, "http", "", "serve streamable HTTP on this address, e.g. 127.0.0.1:8080, at /mcp (default: stdio)")
 	flag.StringVar(&set.redis, "redis", "", "keep chats in the Redis at this host:port, shared with every server given the same (default: in memory)")
+	flag.BoolVar(&set.otel, "otel", false, exampleotel.Usage)
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -84,14 +91,24 @@ func main() {
 }
 
 // run serves until ctx is done or, over stdio, until stdin ends. Everything it says goes to
-// stderr.
-func run(ctx context.Context, set settings, stdin io.Reader, stdout, stderr io.Writer) error {
+// stderr, and the spans too with set.otel (when the environment names no collector); the last
+// of them before it returns.
+func run(ctx context.Context, set settings, stdin io.Reader, stdout, stderr io.Writer) (err error) {
 	chats, err := openChats(ctx, set.redis)
 	if err != nil {
 		return err
 	}
 	defer chats.close()
-	s, err := newServer(set.config, chats, stderr)
+	var traces io.Writer // nil: no tracing
+	if set.otel {
+		traces = stderr
+	}
+	tracing, err := exampleotel.Start(ctx, "mcpserver", traces)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, tracing.Shutdown(ctx)) }()
+	s, err := newServer(set.config, chats, stderr, tracing.Option())
 	if err != nil {
 		return err
 	}
@@ -127,8 +144,9 @@ func loadSkills(stderr io.Writer) ([]*skill.Skill, error) {
 
 // newServer makes the MCP server: the assistants as prompts, their tools and the assistants
 // wrapped as tools as tools, the planner's skills as resources. It says which models it uses,
-// the progress of every run, and every failed request on stderr.
-func newServer(config string, chats *chatStores, stderr io.Writer) (*server.MCPServer, error) {
+// the progress of every run, and every failed request on stderr. tracing, when not nil, traces
+// the runs.
+func newServer(config string, chats *chatStores, stderr io.Writer, tracing assistant.Option) (*server.MCPServer, error) {
 	models, err := chooseModels(config, stderr)
 	if err != nil {
 		return nil, err
@@ -137,9 +155,10 @@ func newServer(config string, chats *chatStores, stderr io.Writer) (*server.MCPS
 	if err != nil {
 		return nil, err
 	}
-	progress := callback.NewProgress(stderr) // one for all runs: its count of tokens is the server's
-	planner := newPlanner(models.planner, chats.of("planner"), progress, skills)
-	guide := newGuide(models.guide, chats.of("guide"), progress)
+	// One progress handler for all runs, so that its count of tokens is the server's.
+	watch := assistant.Options(assistant.WithCallback(callback.NewProgress(stderr)), tracing)
+	planner := newPlanner(models.planner, chats.of("planner"), watch, skills)
+	guide := newGuide(models.guide, chats.of("guide"), watch)
 
 	s := server.NewMCPServer("cadre-mcpserver", "1.0.0",
 		server.WithInstructions("Trip planning: the planner prompt and plan_trip tool plan a trip; the guide prompt and ask_guide tool answer questions about a city. Give the prompts a chat_id to continue a conversation. The skill:// resources are the planner's skills (Agent Skills): SKILL.md and the files it points to."))

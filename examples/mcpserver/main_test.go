@@ -56,7 +56,7 @@ func inProcess(t *testing.T, config string) *client.Client {
 // inProcessTo is inProcess with the server's stderr going to stderr.
 func inProcessTo(t *testing.T, config string, stderr io.Writer) *client.Client {
 	t.Helper()
-	s, err := newServer(config, &chatStores{}, stderr)
+	s, err := newServer(config, &chatStores{}, stderr, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,29 +299,55 @@ func TestOfflineAnswersForever(t *testing.T) {
 
 func TestStdio(t *testing.T) {
 	t.Parallel()
+	stderr := stdioSession(t, settings{})
+	if !strings.HasPrefix(stderr, "mcpserver: offline") {
+		t.Errorf("the first line of stderr does not say the server is offline: %q", stderr)
+	}
+	// The progress of the runs, on stderr too: stdout is the protocol's.
+	for _, line := range []string{"planner: started", "planner: running forecast", "guide: running phrasebook", "planner: done"} {
+		if !strings.Contains(stderr, "\n"+line+"\n") {
+			t.Errorf("stderr has no progress line %q:\n%s", line, stderr)
+		}
+	}
+}
+
+// With -otel, the runs' spans go to stderr, and the protocol on stdout works as without; the
+// last spans are written before run returns.
+func TestStdioOtel(t *testing.T) {
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "") // the spans to stderr, not to a collector
+	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "")
+	stderr := stdioSession(t, settings{otel: true})
+	for _, name := range []string{"invoke_agent planner", "execute_tool forecast", "invoke_agent guide", "execute_tool phrasebook"} {
+		if !strings.Contains(stderr, `"Name": "`+name+`"`) {
+			t.Errorf("stderr has no span %q:\n%s", name, stderr)
+		}
+	}
+}
+
+// stdioSession serves MCP over pipes with set, exercises the server as a client, ends its stdin,
+// and returns what it wrote to stderr.
+func stdioSession(t *testing.T, set settings) string {
+	t.Helper()
 	clientIn, serverOut := io.Pipe()
 	serverIn, clientOut := io.Pipe()
 	var stderr lockedBuffer
 	done := make(chan error, 1)
 	go func() {
-		done <- run(context.Background(), settings{}, serverIn, serverOut, &stderr)
+		done <- run(context.Background(), set, serverIn, serverOut, &stderr)
 		serverOut.Close()
 	}()
 	c := initialize(t, client.NewClient(transport.NewIO(clientIn, clientOut, io.NopCloser(strings.NewReader("")))))
 	exercise(t, c)
 	clientOut.Close() // the end of stdin ends the server
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	if !strings.HasPrefix(stderr.String(), "mcpserver: offline") {
-		t.Errorf("the first line of stderr does not say the server is offline: %q", stderr.String())
-	}
-	// The progress of the runs, on stderr too: stdout is the protocol's.
-	for _, line := range []string{"planner: started", "planner: running forecast", "guide: running phrasebook", "planner: done"} {
-		if !strings.Contains(stderr.String(), "\n"+line+"\n") {
-			t.Errorf("stderr has no progress line %q:\n%s", line, stderr.String())
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
 		}
+	case <-testContext(t).Done():
+		t.Fatal("the server did not stop at the end of its stdin")
 	}
+	return stderr.String()
 }
 
 // lockedBuffer keeps what the server writes to stderr, from any goroutine.
@@ -348,7 +374,7 @@ func TestHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := newServer("", &chatStores{}, io.Discard)
+	s, err := newServer("", &chatStores{}, io.Discard, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

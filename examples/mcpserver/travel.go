@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/cadrehq/cadre/pkg/assistant"
-	"github.com/cadrehq/cadre/pkg/callback"
 	"github.com/cadrehq/cadre/pkg/chat"
 	"github.com/cadrehq/cadre/pkg/skill"
 	"github.com/cadrehq/cadre/pkg/tool"
@@ -47,8 +46,10 @@ type Plan struct {
 	Advice string   `json:"advice" jsonschema:"description=One or two sentences of advice for the trip"`
 }
 
-func newPlanner(model assistant.Option, chats chat.Store, progress callback.Handler, skills []*skill.Skill) *assistant.Assistant[Plan] {
-	return assistant.New[Plan]("planner", model, assistant.WithStore(chats), assistant.WithCallback(progress),
+// newPlanner and newGuide build the assistants; watch gives the handlers and the tracing that
+// all runs share.
+func newPlanner(model assistant.Option, chats chat.Store, watch assistant.Option, skills []*skill.Skill) *assistant.Assistant[Plan] {
+	return assistant.New[Plan]("planner", model, assistant.WithStore(chats), watch,
 		assistant.WithDescription("Plans a trip to a city: checks the forecast and says what to pack."),
 		assistant.WithInstructions("You plan trips. Check the forecast of the city first, then say what to pack for the number of days asked (3 when not said), most important first, as the packing-list skill says, with a sentence of advice."),
 		assistant.WithTools(forecastTool()),
@@ -56,8 +57,8 @@ func newPlanner(model assistant.Option, chats chat.Store, progress callback.Hand
 	)
 }
 
-func newGuide(model assistant.Option, chats chat.Store, progress callback.Handler) *assistant.Assistant[string] {
-	return assistant.New[string]("guide", model, assistant.WithStore(chats), assistant.WithCallback(progress),
+func newGuide(model assistant.Option, chats chat.Store, watch assistant.Option) *assistant.Assistant[string] {
+	return assistant.New[string]("guide", model, assistant.WithStore(chats), watch,
 		assistant.WithDescription("Answers a traveller's questions about a city, in a few friendly sentences."),
 		assistant.WithInstructions("You are a friendly city guide. Answer in a few sentences. When it helps, look up phrases in the local language with the phrasebook."),
 		assistant.WithTools(phrasebookTool()),

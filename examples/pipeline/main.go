@@ -13,16 +13,24 @@
 //
 //	cp llm.yaml.example llm.yaml   # and set the keys it names
 //	go run ./examples/pipeline -config llm.yaml
+//
+// With -otel it traces the runs with OpenTelemetry (docs/observability.md): the spans go to
+// stderr as indented JSON when the program ends, or over OTLP/HTTP to the collector that
+// OTEL_EXPORTER_OTLP_ENDPOINT names:
+//
+//	go run ./examples/pipeline -otel
 package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log"
 	"os"
 
+	"github.com/cadrehq/cadre/examples/internal/exampleotel"
 	"github.com/cadrehq/cadre/pkg/assistant"
 	"github.com/cadrehq/cadre/pkg/callback"
 	"github.com/cadrehq/cadre/pkg/llmfactory"
@@ -72,20 +80,25 @@ func main() {
 	log.SetFlags(0)
 	log.SetPrefix("pipeline: ")
 	config := flag.String("config", "", "an llm.yaml to take the models from (default: offline, with scripted models)")
+	otel := flag.Bool("otel", false, exampleotel.Usage)
 	flag.Parse()
-	if err := run(context.Background(), os.Stdout, os.Stderr, *config); err != nil {
+	var traces io.Writer // nil: no tracing
+	if *otel {
+		traces = os.Stderr
+	}
+	if err := run(context.Background(), os.Stdout, os.Stderr, *config, traces); err != nil {
 		log.Fatal(err)
 	}
 }
 
 // run passes the email through the three steps, writing each step's result and the usage to
-// w, and the progress of the runs to progress.
-func run(ctx context.Context, w, progress io.Writer, config string) error {
+// w, and the progress of the runs to progress. With traces not nil it traces the runs, and
+// their spans go to traces (or to the collector the environment names) before it returns.
+func run(ctx context.Context, w, progress io.Writer, config string, traces io.Writer) (err error) {
 	var f *llmfactory.Factory
 	if config == "" {
 		fmt.Fprintln(w, "pipeline: offline, with scripted models (no API key needed)")
 	} else {
-		var err error
 		if f, err = llmfactory.Load(config); err != nil {
 			return err
 		}
@@ -98,8 +111,14 @@ func run(ctx context.Context, w, progress io.Writer, config string) error {
 		}
 		return assistant.WithModel(offline)
 	}
-	// One progress handler for the three steps, so that its count of tokens is the pipeline's.
-	watch := assistant.WithCallback(callback.NewProgress(progress))
+	tracing, err := exampleotel.Start(ctx, "pipeline", traces)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, tracing.Shutdown(ctx)) }()
+	// One progress handler for the three steps, so that its count of tokens is the pipeline's;
+	// and tracing for each: the three runs are three traces.
+	watch := assistant.Options(assistant.WithCallback(callback.NewProgress(progress)), tracing.Option())
 
 	extractor := assistant.New[Ticket]("extractor", modelOf(scriptedExtractor()), watch,
 		assistant.WithInstructions("Read the customer's email and fill in the ticket. Leave a field empty rather than guess."))

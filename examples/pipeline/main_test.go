@@ -87,7 +87,7 @@ pipeline    requests 3  tokens   840 (750 in, 90 out)
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, progress strings.Builder
-			if err := run(context.Background(), &out, &progress, tc.config); err != nil {
+			if err := run(context.Background(), &out, &progress, tc.config, nil); err != nil {
 				t.Fatal(err)
 			}
 			if out.String() != tc.want {
@@ -106,5 +106,23 @@ pipeline    requests 3  tokens   840 (750 in, 90 out)
 	}
 	if system := fmt.Sprint(reqs[2].Messages[0].Parts); !strings.Contains(system, "for the shipping team") {
 		t.Errorf("the summarizer's system prompt does not name the team: %s", system)
+	}
+}
+
+// With -otel, the spans of the three runs go to the traces writer: three traces, one per step.
+func TestPipelineOtel(t *testing.T) {
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "") // the spans to the writer, not to a collector
+	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "")
+	var out, progress, traces strings.Builder
+	if err := run(context.Background(), &out, &progress, "", &traces); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"invoke_agent extractor", "invoke_agent classifier", "invoke_agent summarizer"} {
+		if !strings.Contains(traces.String(), `"Name": "`+name+`"`) {
+			t.Errorf("no span %q in the traces:\n%s", name, traces.String())
+		}
+	}
+	if n := strings.Count(traces.String(), `"Name": "chat custom"`); n != 3 {
+		t.Errorf("%d spans of requests, want 3", n)
 	}
 }

@@ -10,16 +10,24 @@
 //
 //	cp llm.yaml.example llm.yaml   # and set the key it names, e.g. OPENAI_API_KEY
 //	go run ./examples/quickstart -config llm.yaml
+//
+// With -otel it traces the run with OpenTelemetry (docs/observability.md): the spans go to
+// stderr as indented JSON when the program ends, or over OTLP/HTTP to the collector that
+// OTEL_EXPORTER_OTLP_ENDPOINT names:
+//
+//	go run ./examples/quickstart -otel
 package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
+	"github.com/cadrehq/cadre/examples/internal/exampleotel"
 	"github.com/cadrehq/cadre/pkg/assistant"
 	"github.com/cadrehq/cadre/pkg/callback"
 	"github.com/cadrehq/cadre/pkg/llmfactory"
@@ -68,16 +76,22 @@ func offlineModel() llms.Model {
 
 func main() {
 	config := flag.String("config", "", "an llm.yaml to take the model from (default: offline, with a scripted model)")
+	otel := flag.Bool("otel", false, exampleotel.Usage)
 	flag.Parse()
-	if err := run(context.Background(), os.Stdout, os.Stderr, *config); err != nil {
+	var traces io.Writer // nil: no tracing
+	if *otel {
+		traces = os.Stderr
+	}
+	if err := run(context.Background(), os.Stdout, os.Stderr, *config, traces); err != nil {
 		fmt.Fprintln(os.Stderr, "quickstart:", err)
 		os.Exit(1)
 	}
 }
 
 // run asks the assistant what to pack and writes the answer and its usage to w, and the
-// progress of the run to progress.
-func run(ctx context.Context, w, progress io.Writer, config string) error {
+// progress of the run to progress. With traces not nil it traces the run, and its spans go to
+// traces (or to the collector the environment names) before it returns.
+func run(ctx context.Context, w, progress io.Writer, config string, traces io.Writer) (err error) {
 	models := assistant.WithModel(offlineModel())
 	if config == "" {
 		fmt.Fprintln(w, "quickstart: offline, with a scripted model (no API key needed)")
@@ -89,6 +103,11 @@ func run(ctx context.Context, w, progress io.Writer, config string) error {
 		models = assistant.WithModels(f)
 		fmt.Fprintln(w, "quickstart: with the models of", config)
 	}
+	tracing, err := exampleotel.Start(ctx, "quickstart", traces)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, tracing.Shutdown(ctx)) }()
 
 	packer := assistant.New[Packing]("packer",
 		models,
@@ -96,6 +115,7 @@ func run(ctx context.Context, w, progress io.Writer, config string) error {
 		assistant.WithVars(map[string]any{"days": 3}),
 		assistant.WithTools(tool.Func("forecast", "The weather forecast of a city.", forecast)),
 		assistant.WithCallback(callback.NewProgress(progress)),
+		tracing.Option(),
 	)
 
 	res, err := packer.Run(ctx, assistant.Input{Prompt: "I'm going to Lisbon. What should I pack?"})

@@ -17,7 +17,7 @@ import (
 
 func TestQuickstartOffline(t *testing.T) {
 	var out, progress bytes.Buffer
-	if err := run(context.Background(), &out, &progress, ""); err != nil {
+	if err := run(context.Background(), &out, &progress, "", nil); err != nil {
 		t.Fatal(err)
 	}
 	checkLines(t, "output", out.String(),
@@ -37,6 +37,21 @@ func TestQuickstartOffline(t *testing.T) {
 	)
 }
 
+// With -otel, the spans of the run, its requests and its tool call go to the traces writer.
+func TestQuickstartOtel(t *testing.T) {
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "") // the spans to the writer, not to a collector
+	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "")
+	var out, progress, traces bytes.Buffer
+	if err := run(context.Background(), &out, &progress, "", &traces); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"invoke_agent packer", "chat custom", "execute_tool forecast"} {
+		if !strings.Contains(traces.String(), `"Name": "`+name+`"`) {
+			t.Errorf("no span or event %q in the traces:\n%s", name, traces.String())
+		}
+	}
+}
+
 // The same program through an llm.yaml, against a fake OpenAI server: the real client, the
 // factory and the wire.
 func TestQuickstartWithConfig(t *testing.T) {
@@ -52,7 +67,7 @@ func TestQuickstartWithConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, progress bytes.Buffer
-	if err := run(context.Background(), &out, &progress, config); err != nil {
+	if err := run(context.Background(), &out, &progress, config, nil); err != nil {
 		t.Fatal(err)
 	}
 	checkLines(t, "output", out.String(),

@@ -11,17 +11,25 @@
 //
 //	cp llm.yaml.example llm.yaml   # and set the key it names, e.g. OPENAI_API_KEY
 //	go run ./examples/skills -config llm.yaml
+//
+// With -otel it traces the run with OpenTelemetry (docs/observability.md): the spans go to
+// stderr as indented JSON when the program ends, or over OTLP/HTTP to the collector that
+// OTEL_EXPORTER_OTLP_ENDPOINT names:
+//
+//	go run ./examples/skills -otel
 package main
 
 import (
 	"context"
 	"embed"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
+	"github.com/cadrehq/cadre/examples/internal/exampleotel"
 	"github.com/cadrehq/cadre/pkg/assistant"
 	"github.com/cadrehq/cadre/pkg/callback"
 	"github.com/cadrehq/cadre/pkg/llmfactory"
@@ -52,16 +60,23 @@ const prompt = `Write the release notes of v1.4. Merged since v1.3:
 
 func main() {
 	config := flag.String("config", "", "an llm.yaml to take the model from (default: offline, with a function model)")
+	otel := flag.Bool("otel", false, exampleotel.Usage)
 	flag.Parse()
-	if err := run(context.Background(), os.Stdout, os.Stderr, *config); err != nil {
+	var traces io.Writer // nil: no tracing
+	if *otel {
+		traces = os.Stderr
+	}
+	if err := run(context.Background(), os.Stdout, os.Stderr, *config, traces); err != nil {
 		fmt.Fprintln(os.Stderr, "skills:", err)
 		os.Exit(1)
 	}
 }
 
 // run loads the bundled skills, asks the writer for release notes, and writes the notes and
-// their usage to w, and the progress of the run to progress.
-func run(ctx context.Context, w, progress io.Writer, config string) error {
+// their usage to w, and the progress of the run to progress. With traces not nil it traces the
+// run, and its spans go to traces (or to the collector the environment names) before it
+// returns.
+func run(ctx context.Context, w, progress io.Writer, config string, traces io.Writer) (err error) {
 	skills, problems, err := skill.Load(bundled, "skills")
 	if err != nil {
 		return err
@@ -85,12 +100,18 @@ func run(ctx context.Context, w, progress io.Writer, config string) error {
 		names[i] = s.Name
 	}
 	fmt.Fprintln(w, "skills loaded:", strings.Join(names, ", "))
+	tracing, err := exampleotel.Start(ctx, "skills", traces)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, tracing.Shutdown(ctx)) }()
 
 	writer := assistant.New[Notes]("writer",
 		models,
 		assistant.WithInstructions("You help a software team with its writing."),
 		assistant.WithSkills(skills...),
 		assistant.WithCallback(callback.NewProgress(progress)),
+		tracing.Option(),
 	)
 	res, err := writer.Run(ctx, assistant.Input{Prompt: prompt})
 	if err != nil {

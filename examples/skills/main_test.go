@@ -26,9 +26,24 @@ func TestBundledSkillsAreStrictlyValid(t *testing.T) {
 	}
 }
 
+// With -otel, the spans of the run and of the skill tools' calls go to the traces writer.
+func TestSkillsOtel(t *testing.T) {
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "") // the spans to the writer, not to a collector
+	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "")
+	var out, progress, traces bytes.Buffer
+	if err := run(context.Background(), &out, &progress, "", &traces); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"invoke_agent writer", "execute_tool activate_skill", "execute_tool read_skill_resource"} {
+		if !strings.Contains(traces.String(), `"Name": "`+name+`"`) {
+			t.Errorf("no span or event %q in the traces:\n%s", name, traces.String())
+		}
+	}
+}
+
 func TestSkillsOffline(t *testing.T) {
 	var out, progress bytes.Buffer
-	if err := run(context.Background(), &out, &progress, ""); err != nil {
+	if err := run(context.Background(), &out, &progress, "", nil); err != nil {
 		t.Fatal(err)
 	}
 	checkLines(t, "output", out.String(),
@@ -73,7 +88,7 @@ func TestSkillsWithConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, progress bytes.Buffer
-	if err := run(context.Background(), &out, &progress, config); err != nil {
+	if err := run(context.Background(), &out, &progress, config, nil); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "  Added: Added Markdown export (#415)") {

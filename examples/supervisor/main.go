@@ -13,16 +13,25 @@
 //
 //	cp llm.yaml.example llm.yaml   # and set the keys it names
 //	go run ./examples/supervisor -config llm.yaml
+//
+// With -otel it traces the runs with OpenTelemetry (docs/observability.md): the spans go to
+// stderr as indented JSON when the program ends, or over OTLP/HTTP to the collector that
+// OTEL_EXPORTER_OTLP_ENDPOINT names:
+//
+//	go run ./examples/supervisor -otel
+//	OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318 go run ./examples/supervisor -otel
 package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 
+	"github.com/cadrehq/cadre/examples/internal/exampleotel"
 	"github.com/cadrehq/cadre/pkg/assistant"
 	"github.com/cadrehq/cadre/pkg/callback"
 	"github.com/cadrehq/cadre/pkg/tool"
@@ -31,10 +40,15 @@ import (
 
 func main() {
 	config := flag.String("config", "", "an llm.yaml to take the models from (default: offline, with scripted models)")
+	otel := flag.Bool("otel", false, exampleotel.Usage)
 	flag.Parse()
+	var traces io.Writer // nil: no tracing
+	if *otel {
+		traces = os.Stderr
+	}
 	// Ctrl-C cancels the supervisor's run, and with it every run it delegated to.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	err := run(ctx, os.Stdout, os.Stderr, *config)
+	err := run(ctx, os.Stdout, os.Stderr, *config, traces)
 	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "supervisor:", err)
@@ -43,13 +57,19 @@ func main() {
 }
 
 // run plans the trip, prints the report and its usage to w, and the progress of the runs to
-// progress.
-func run(ctx context.Context, w, progress io.Writer, config string) error {
+// progress. With traces not nil it traces the runs, and their spans go to traces (or to the
+// collector the environment names) before it returns.
+func run(ctx context.Context, w, progress io.Writer, config string, traces io.Writer) (err error) {
 	models, from, err := modelsFrom(config)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintln(w, "supervisor:", from)
+	tracing, err := exampleotel.Start(ctx, "supervisor", traces)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, tracing.Shutdown(ctx)) }()
 
 	researcher := assistant.New[Findings]("researcher",
 		assistant.WithDescription("Researches a destination: the weather and what to see, from a web search."),
@@ -76,6 +96,7 @@ func run(ctx context.Context, w, progress io.Writer, config string) error {
 		// The model calling a specialist writes its typed request; the answer comes back as JSON.
 		assistant.WithTools(assistant.AsTool[ResearchRequest](researcher), assistant.AsTool[CostRequest](analyst)),
 		assistant.WithCallback(callback.NewProgress(progress)), // receives the specialists' events too
+		tracing.Option(), // traces the specialists' runs too
 	)
 
 	res, err := supervisor.Run(ctx, assistant.Input{Prompt: "Plan 4 nights in Lisbon in May for two of us. Our budget is 1,500 euros."})

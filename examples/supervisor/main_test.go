@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/cadrehq/cadre/pkg/llmtest"
+	"github.com/cadrehq/cadre/pkg/otelcadre"
 	"github.com/cadrehq/cadre/pkg/providertest"
 	"github.com/cadrehq/cadre/pkg/usage"
 	"github.com/tmc/langchaingo/llms"
@@ -19,7 +22,7 @@ import (
 
 func TestSupervisorOffline(t *testing.T) {
 	var out, progress bytes.Buffer
-	if err := run(context.Background(), &out, &progress, ""); err != nil {
+	if err := run(context.Background(), &out, &progress, "", nil); err != nil {
 		t.Fatal(err)
 	}
 	want := `supervisor: offline, with scripted models (no API key needed)
@@ -61,6 +64,111 @@ total                      6         4           3926          627
 	)
 }
 
+// With -otel, the runs' spans go to stderr as JSON: the tree of the supervisor's run, its
+// requests and its two delegations, with each request's tokens. What the program prints is
+// the same as without.
+func TestSupervisorOtel(t *testing.T) {
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "") // the spans to the writer, not to a collector
+	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "")
+	var plain, progress bytes.Buffer
+	if err := run(context.Background(), &plain, &progress, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	var out, traces bytes.Buffer
+	progress.Reset()
+	if err := run(context.Background(), &out, &progress, "", &traces); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != plain.String() {
+		t.Errorf("stdout with -otel:\n%s\nwithout:\n%s", out.String(), plain.String())
+	}
+	if strings.Contains(progress.String(), "SpanContext") {
+		t.Error("the spans went to the progress writer")
+	}
+
+	spans := decodeSpans(t, &traces)
+	counts := map[string]int{}
+	for _, s := range spans {
+		counts[s.Name]++
+		if s.InstrumentationScope.Name != otelcadre.ScopeName {
+			t.Errorf("%q: scope %q", s.Name, s.InstrumentationScope.Name)
+		}
+	}
+	want := map[string]int{
+		"invoke_agent supervisor": 1, "chat scripted-large": 2,
+		"execute_tool researcher": 1, "invoke_agent researcher": 1, "execute_tool search": 1,
+		"execute_tool analyst": 1, "invoke_agent analyst": 1, "execute_tool price_lookup": 1,
+		"chat scripted-small": 4,
+	}
+	if !maps.Equal(counts, want) {
+		t.Errorf("spans %v, want %v", counts, want)
+	}
+	byName := map[string]writtenSpan{}
+	for _, s := range spans {
+		byName[s.Name] = s
+	}
+	for child, parent := range map[string]string{
+		"invoke_agent researcher": "execute_tool researcher", "execute_tool researcher": "invoke_agent supervisor",
+		"execute_tool search": "invoke_agent researcher", "invoke_agent analyst": "execute_tool analyst",
+	} {
+		if byName[child].Parent.SpanID != byName[parent].SpanContext.SpanID {
+			t.Errorf("%q is not a child of %q", child, parent)
+		}
+	}
+	if root := byName["invoke_agent supervisor"]; root.Parent.SpanID != "0000000000000000" {
+		t.Errorf("the supervisor's run has a parent, %s", root.Parent.SpanID)
+	}
+	// The requests' tokens add up to the usage table's total.
+	var in, outTokens float64
+	for _, s := range spans {
+		if strings.HasPrefix(s.Name, "chat ") {
+			i, _ := s.attr("gen_ai.usage.input_tokens").(float64)
+			o, _ := s.attr("gen_ai.usage.output_tokens").(float64)
+			in, outTokens = in+i, outTokens+o
+		}
+	}
+	if in != 3926 || outTokens != 627 {
+		t.Errorf("the chat spans count %v input and %v output tokens, want 3926 and 627", in, outTokens)
+	}
+}
+
+// writtenSpan is a span as the stdout exporter writes it, in part.
+type writtenSpan struct {
+	Name        string
+	SpanContext struct{ SpanID string }
+	Parent      struct{ SpanID string }
+	Attributes  []struct {
+		Key   string
+		Value struct{ Value any }
+	}
+	InstrumentationScope struct{ Name string }
+}
+
+// attr is the value of the attribute key, as JSON decodes it; nil when the span has none.
+func (s writtenSpan) attr(key string) any {
+	for _, kv := range s.Attributes {
+		if kv.Key == key {
+			return kv.Value.Value
+		}
+	}
+	return nil
+}
+
+// decodeSpans decodes the spans the stdout exporter wrote to r: one JSON object after another.
+func decodeSpans(t *testing.T, r io.Reader) []writtenSpan {
+	t.Helper()
+	var spans []writtenSpan
+	dec := json.NewDecoder(r)
+	for dec.More() {
+		var s writtenSpan
+		if err := dec.Decode(&s); err != nil {
+			t.Fatalf("the spans are not JSON: %v", err)
+		}
+		spans = append(spans, s)
+	}
+	return spans
+}
+
 // hasLines fails the test unless each of lines is a line of progress.
 func hasLines(t *testing.T, progress string, lines ...string) {
 	t.Helper()
@@ -85,7 +193,7 @@ func TestSupervisorWithConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, progress bytes.Buffer
-	if err := run(context.Background(), &out, &progress, config); err != nil {
+	if err := run(context.Background(), &out, &progress, config, nil); err != nil {
 		t.Fatalf("%v\nprogress:\n%s", err, progress.String())
 	}
 	want := "supervisor: with the models of " + config + `

@@ -28,6 +28,7 @@ func packages() map[string]string {
 		"llmtest":       cadre + "llmtest",
 		"mcpbridge":     cadre + "mcpbridge",
 		"model":         cadre + "model",
+		"otelcadre":     cadre + "otelcadre",
 		"providertest":  cadre + "providertest",
 		"ratelimit":     cadre + "ratelimit",
 		"ratelimittest": cadre + "ratelimit/ratelimittest",
@@ -47,6 +48,12 @@ func packages() map[string]string {
 		"redis":     "github.com/redis/go-redis/v9",
 		"cmp":       "github.com/google/go-cmp/cmp",
 		"goleak":    "go.uber.org/goleak",
+
+		"otel":          "go.opentelemetry.io/otel",
+		"trace":         "go.opentelemetry.io/otel/trace",
+		"metric":        "go.opentelemetry.io/otel/metric",
+		"otlptracehttp": "go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp",
+		"stdouttrace":   "go.opentelemetry.io/otel/exporters/stdout/stdouttrace",
 
 		"bytes":    "bytes",
 		"embed":    "embed",

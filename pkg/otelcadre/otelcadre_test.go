@@ -219,7 +219,7 @@ func TestSupervisorTree(t *testing.T) {
 		got := attrs(span)
 		for k, v := range w {
 			if got[k] != v {
-				t.Errorf("%q: %s = %v, want %v", span.Name(), k, got[k].Emit(), v.Emit())
+				t.Errorf("%q: %s = %v, want %v", span.Name(), k, got[k].String(), v.String())
 			}
 		}
 	}
@@ -259,7 +259,7 @@ func TestFailedToolCall(t *testing.T) {
 		t.Errorf("status = %+v, want an error saying why", span.Status())
 	}
 	if got := attr(span, "error.type"); got.AsString() != "_OTHER" {
-		t.Errorf("error.type = %q, want _OTHER", got.Emit())
+		t.Errorf("error.type = %q, want _OTHER", got.String())
 	}
 	if run := one(t, rec.ended(), "invoke_agent helper"); run.Status().Code == codes.Error {
 		t.Errorf("the run's span failed: %+v", run.Status())
@@ -284,10 +284,10 @@ func TestFallback(t *testing.T) {
 	spans := rec.ended()
 	failed, answered := one(t, spans, "chat gpt-5-mini"), one(t, spans, "chat claude-sonnet-4-6")
 	if failed.Status().Code != codes.Error || attr(failed, "error.type").AsString() != "503" {
-		t.Errorf("the failed request: status %+v, error.type %q; want an error, 503", failed.Status(), attr(failed, "error.type").Emit())
+		t.Errorf("the failed request: status %+v, error.type %q; want an error, 503", failed.Status(), attr(failed, "error.type").String())
 	}
 	if answered.Status().Code == codes.Error || attr(answered, "cadre.request.attempt").AsInt64() != 1 {
-		t.Errorf("the fallback's request: status %+v, attempt %v", answered.Status(), attr(answered, "cadre.request.attempt").Emit())
+		t.Errorf("the fallback's request: status %+v, attempt %v", answered.Status(), attr(answered, "cadre.request.attempt").String())
 	}
 	run := one(t, spans, "invoke_agent helper")
 	events := eventNames(run)
@@ -347,10 +347,10 @@ func TestPausedAndResumed(t *testing.T) {
 	}
 	paused, resumed := runs[0], runs[1]
 	if attr(paused, "cadre.run.stop").AsString() != "pending" || strings.Join(eventNames(paused), " ") != otelcadre.EventPaused {
-		t.Errorf("the paused run: stop %q, events %v", attr(paused, "cadre.run.stop").Emit(), eventNames(paused))
+		t.Errorf("the paused run: stop %q, events %v", attr(paused, "cadre.run.stop").String(), eventNames(paused))
 	}
 	if !attr(resumed, "cadre.run.resumed").AsBool() || strings.Join(eventNames(resumed), " ") != otelcadre.EventResumed {
-		t.Errorf("the resumed run: resumed %v, events %v", attr(resumed, "cadre.run.resumed").Emit(), eventNames(resumed))
+		t.Errorf("the resumed run: resumed %v, events %v", attr(resumed, "cadre.run.resumed").String(), eventNames(resumed))
 	}
 	childOf(t, one(t, rec.ended(), "execute_tool search"), resumed)
 }
@@ -405,7 +405,7 @@ func TestContent(t *testing.T) {
 	spans := rec.ended()
 	call := one(t, spans, "execute_tool search")
 	if attr(call, "gen_ai.tool.call.arguments").AsString() != `{"topic":"Oslo"}` || attr(call, "gen_ai.tool.call.result").AsString() != "Oslo has 709,000 people" {
-		t.Errorf("the call's content: %v, %v", attr(call, "gen_ai.tool.call.arguments").Emit(), attr(call, "gen_ai.tool.call.result").Emit())
+		t.Errorf("the call's content: %v, %v", attr(call, "gen_ai.tool.call.arguments").String(), attr(call, "gen_ai.tool.call.result").String())
 	}
 	var chats []sdktrace.ReadOnlySpan
 	for n, ss := range spans {
