@@ -79,6 +79,13 @@ type ModelRequest struct {
 	Messages []llms.MessageContent // the conversation, system prompt first, in cadre's shape
 	Options  []llms.CallOption     // after the model's own defaults (Model.Options)
 	Attempt  int                   // 1 for the run's first request, 2 for its next, ...
+	// Fallback is the error of the model of the chain that failed before this one in the same
+	// attempt (the model falls back, as callback.ModelFallback reports); nil for the first
+	// model tried.
+	Fallback error
+	// Correction is set on a request that asks again for an answer the last one could not give
+	// (as callback.OutputCorrection reports): why that answer could not be used.
+	Correction error
 }
 
 // ToolTurn is the calls of a model turn that are about to run, in the model's order.

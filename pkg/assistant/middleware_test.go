@@ -107,9 +107,10 @@ func TestRequestMiddlewareSeesEachModelOfAFallback(t *testing.T) {
 	first.ID = "gpt-deep-2026"
 	second := model.Describe("fast", llmtest.NewScripted(llmtest.Text(`{"name":"Oslo","population":700000}`)))
 	var seen []string
-	var errs []error
+	var errs, fallbacks []error
 	mw := assistant.Middleware{Request: func(ctx context.Context, req *assistant.ModelRequest, next assistant.RequestNext) (model.Reply, error) {
 		seen = append(seen, req.Model.Name+"="+req.Model.ID)
+		fallbacks = append(fallbacks, req.Fallback)
 		reply, err := next(ctx, req)
 		errs = append(errs, err)
 		return reply, err
@@ -123,6 +124,30 @@ func TestRequestMiddlewareSeesEachModelOfAFallback(t *testing.T) {
 	}
 	if len(errs) != 2 || !errors.Is(errs[0], down) || errs[1] != nil {
 		t.Errorf("errors seen = %v; want the first model's, then none", errs)
+	}
+	if len(fallbacks) != 2 || fallbacks[0] != nil || !errors.Is(fallbacks[1], down) {
+		t.Errorf("Fallback seen = %v; want none, then the first model's error", fallbacks)
+	}
+}
+
+// A request that asks again for an answer says why the last one could not be used; the
+// requests before and after it do not.
+func TestRequestMiddlewareSeesACorrection(t *testing.T) {
+	t.Parallel()
+	m := llmtest.NewScripted(llmtest.Calls(llmtest.Call("lookup", `{}`)), llmtest.Text("not JSON"), llmtest.Text(`{"name":"Oslo","population":700000}`))
+	var corrections []error
+	mw := assistant.Middleware{Request: func(ctx context.Context, req *assistant.ModelRequest, next assistant.RequestNext) (model.Reply, error) {
+		corrections = append(corrections, req.Correction)
+		return next(ctx, req)
+	}}
+	var n atomic.Int64
+	a := assistant.New[city]("geo", assistant.WithModel(m), assistant.WithTools(countingTool("lookup", &n)),
+		assistant.WithOutputMode(assistant.OutputPrompted), assistant.WithMiddleware(mw))
+	if _, err := a.Run(testContext(t), assistant.Input{Prompt: "Oslo?"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(corrections) != 3 || corrections[0] != nil || corrections[1] != nil || corrections[2] == nil {
+		t.Errorf("Correction seen = %v; want nil, nil, then why the answer could not be used", corrections)
 	}
 }
 

@@ -36,6 +36,7 @@ func (r *run[O]) failed(ctx context.Context, raw string, err error) error {
 	if len(r.failures) >= 2 {
 		return &OutputError{Assistant: r.p.name, Raw: r.raw, Attempts: r.failures}
 	}
+	r.correcting = err
 	if r.state.handler != nil {
 		r.emit(ctx, callback.Event{Kind: callback.OutputCorrection, Model: r.res.Model, Result: raw, Err: err})
 	}

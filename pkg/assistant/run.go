@@ -44,9 +44,11 @@ type run[O any] struct {
 	final     bool // the budget is spent: this request is the last, and no tool runs
 	strict    bool // the request answered last sent final_result in its strict form
 
-	// The answers that could not be used, and the last of them as written.
-	failures []error
-	raw      string
+	// The answers that could not be used, and the last of them as written; correcting is the
+	// last one's error while the request that corrects it is not answered.
+	failures   []error
+	raw        string
+	correcting error
 
 	chat chatSession
 
@@ -325,7 +327,8 @@ func (r *run[O]) generate(ctx context.Context) (model.Reply, *model.Model, error
 		if len(r.state.mw) == 0 {
 			reply, err = m.Generate(ctx, r.msgs, opts...)
 		} else {
-			req := &ModelRequest{Assistant: r.p.name, RunID: r.state.id, Model: *m, Messages: r.msgs, Options: opts, Attempt: r.attempt()}
+			req := &ModelRequest{Assistant: r.p.name, RunID: r.state.id, Model: *m, Messages: r.msgs, Options: opts, Attempt: r.attempt(),
+				Fallback: err, Correction: r.correcting}
 			// A reply a middleware gave counts as the request it answers, whatever it says.
 			reply, err = r.sendNext(ctx, req)
 			reply.Usage.Requests = 1
@@ -337,7 +340,7 @@ func (r *run[O]) generate(ctx context.Context) (model.Reply, *model.Model, error
 			err = s.finish(ctx, reply.Text)
 		}
 		if err == nil {
-			r.res.Model, r.strict = m.Name, r.p.out.sendsStrict(*m)
+			r.res.Model, r.strict, r.correcting = m.Name, r.p.out.sendsStrict(*m), nil
 			r.state.account.Record(m.Name, reply.Usage)
 			if r.state.handler != nil {
 				r.emit(ctx, callback.Event{Kind: callback.ModelResponse, Model: m.Name, Duration: time.Since(start), Usage: reply.Usage})

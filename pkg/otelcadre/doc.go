@@ -25,7 +25,7 @@
 //
 // The tracer and meter providers are the global ones (otel.GetTracerProvider,
 // otel.GetMeterProvider) unless WithTracerProvider and WithMeterProvider say otherwise: a
-// program that sets none pays for no-op spans only. The package is built on the run loop's
-// seam (assistant.Middleware) and its events (callback.Handler); programs that do not import
-// it do not link OpenTelemetry's SDK.
+// program that sets none pays for no-op spans only (see BenchmarkW2Tracing). The package is
+// built on the run loop's seam, assistant.Middleware; programs that do not import it do not
+// link OpenTelemetry, and it does not link OpenTelemetry's SDK.
 package otelcadre

@@ -82,10 +82,11 @@ func WithContent() Option {
 }
 
 // Tracing returns the option that traces an assistant's runs, those it delegates to included:
-// the Middleware, and the Events handler. Give it once, to the top assistant (or to a run, in
-// Input.Options); given to a specialist as well, the spans of its runs are not made twice.
+// assistant.WithMiddleware(Middleware(opts...)). Give it once, to the top assistant (or to a
+// run, in Input.Options); given to a specialist as well, the spans of its runs are not made
+// twice.
 func Tracing(opts ...Option) assistant.Option {
-	return assistant.Options(assistant.WithMiddleware(Middleware(opts...)), assistant.WithCallback(Events()))
+	return assistant.WithMiddleware(Middleware(opts...))
 }
 
 // tracer makes the spans and records the metrics of runs.
@@ -133,20 +134,14 @@ func Middleware(opts ...Option) assistant.Middleware {
 
 // runStep is a run's span, in the contexts of the run's steps. Through it a middleware given at
 // two levels of a delegation tree (a supervisor's and a specialist's) sees that a run is
-// another's to trace, and leaves it and its steps alone; and the event handler finds the
-// span.
+// another's to trace, and leaves it and its steps alone.
 type runStep struct {
 	owner *tracer
 	id    string // the run's id
 	span  trace.Span
-
-	mu   sync.Mutex
-	last eventKey // the last event the span was given, against events told twice (Events)
-}
-
-type eventKey struct {
-	kind string
-	at   time.Time
+	// noop: the run's span is a no-op tracer's (no SDK is installed): its steps' spans would
+	// be too, and are not started.
+	noop bool
 }
 
 type stepKey struct{}
@@ -156,10 +151,14 @@ func runStepOf(ctx context.Context) *runStep {
 	return s
 }
 
-// mine reports whether the steps of run id in ctx are t's to trace.
-func (t *tracer) mine(ctx context.Context, id string) bool {
-	s := runStepOf(ctx)
-	return s == nil || s.id != id || s.owner == t
+// whose tells how t treats a step of run id in ctx: mine, the run's step is t's to trace;
+// spans, and its span is to be made (a tracer that records is installed).
+func (t *tracer) whose(ctx context.Context, id string) (s *runStep, mine, spans bool) {
+	s = runStepOf(ctx)
+	if s == nil || s.id != id {
+		return nil, true, true
+	}
+	return s, s.owner == t, !s.noop
 }
 
 // start is what starting a span of one kind of step takes, the same for every step of that
@@ -224,7 +223,7 @@ func (t *tracer) run(ctx context.Context, info assistant.RunInfo, next assistant
 			span.AddEvent(EventResumed)
 		}
 	}
-	res, err := next(context.WithValue(ctx, stepKey{}, &runStep{owner: t, id: info.RunID, span: span}))
+	res, err := next(context.WithValue(ctx, stepKey{}, &runStep{owner: t, id: info.RunID, span: span, noop: !span.SpanContext().IsValid()}))
 	if res != nil && span.IsRecording() {
 		span.SetAttributes(Stop.String(string(res.Stop)))
 		span.SetAttributes(usageAttrs(res.Usage.Total)...)
@@ -240,7 +239,8 @@ func (t *tracer) run(ctx context.Context, info assistant.RunInfo, next assistant
 }
 
 func (t *tracer) request(ctx context.Context, req *assistant.ModelRequest, next assistant.RequestNext) (model.Reply, error) {
-	if !t.mine(ctx, req.RunID) {
+	run, mine, spans := t.whose(ctx, req.RunID)
+	if !mine {
 		return next(ctx, req)
 	}
 	m := &req.Model
@@ -257,6 +257,15 @@ func (t *tracer) request(ctx context.Context, req *assistant.ModelRequest, next 
 					ModelName.String(m.Name), semconv.GenAIAgentName(req.Assistant)),
 			}}
 	})
+	if !spans {
+		began := time.Now()
+		reply, err := next(ctx, req)
+		t.measure(ctx, st, time.Since(began), reply, err)
+		return reply, err
+	}
+	if run != nil {
+		runEvents(run.span, req)
+	}
 	ctx, span := t.tracer.Start(ctx, st.name, st.opts...)
 	defer span.End()
 	if span.IsRecording() {
@@ -284,6 +293,21 @@ func (t *tracer) request(ctx context.Context, req *assistant.ModelRequest, next 
 	return reply, nil
 }
 
+// runEvents puts on the run's span what a request says of the one before it: that its model
+// failed and the next of the chain takes it (EventFallback), or that its answer could not be
+// used (EventCorrection).
+func runEvents(span trace.Span, req *assistant.ModelRequest) {
+	if !span.IsRecording() || req.Fallback == nil && req.Correction == nil {
+		return
+	}
+	name, err := EventFallback, req.Fallback
+	if err == nil {
+		name, err = EventCorrection, req.Correction
+	}
+	span.AddEvent(name, trace.WithAttributes(ModelName.String(req.Model.Name), semconv.ErrorTypeKey.String(errorType(err)),
+		attribute.String("exception.message", err.Error())))
+}
+
 // measure records a request's duration and, when it was answered, its tokens.
 func (t *tracer) measure(ctx context.Context, st *start, d time.Duration, reply model.Reply, err error) {
 	if t.duration.Enabled(ctx) {
@@ -300,7 +324,7 @@ func (t *tracer) measure(ctx context.Context, st *start, d time.Duration, reply 
 }
 
 func (t *tracer) toolCall(ctx context.Context, call assistant.ToolCall, next assistant.ToolCallNext) (string, error) {
-	if !t.mine(ctx, call.RunID) {
+	if _, mine, spans := t.whose(ctx, call.RunID); !mine || !spans {
 		return next(ctx, call)
 	}
 	st := t.startOf(startKey{op: "tool", name: call.Tool, who: call.Assistant}, func() *start {
