@@ -280,16 +280,9 @@ func TestStoreOutlivesItsConnections(t *testing.T) {
 	t.Parallel()
 	pool := sharedPool(t)
 	schema := testSchema(t, pool)
-	cfg, err := pgxpool.ParseConfig(postgres.url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.ConnConfig.RuntimeParams["application_name"] = schema // to find its connections
-	own, err := pgxpool.NewWithConfig(t.Context(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer own.Close()
+	own := poolOf(t, func(cfg *pgxpool.Config) {
+		cfg.ConnConfig.RuntimeParams["application_name"] = schema // to find its connections
+	})
 	s, err := postgresstore.New(t.Context(), own, postgresstore.WithSchema(schema))
 	if err != nil {
 		t.Fatal(err)
@@ -321,4 +314,92 @@ func TestStoreOutlivesItsConnections(t *testing.T) {
 	if err := s.Append(t.Context(), id, hello("after")); err != nil {
 		t.Errorf("Append after the Store answered again: %v", err)
 	}
+}
+
+// Without WithSchema, the tables go in the first schema of the connection's search_path.
+func TestTablesInTheSearchPath(t *testing.T) {
+	t.Parallel()
+	pool := sharedPool(t)
+	schema := testSchema(t, pool)
+	if _, err := pool.Exec(t.Context(), "CREATE SCHEMA "+pgx.Identifier{schema}.Sanitize()); err != nil {
+		t.Fatal(err)
+	}
+	own := poolOf(t, func(cfg *pgxpool.Config) { cfg.ConnConfig.RuntimeParams["search_path"] = schema })
+	s, err := postgresstore.New(t.Context(), own)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Append(t.Context(), chat.ID{Chat: "c"}, hello("hi")); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	err = pool.QueryRow(t.Context(), "SELECT count(*) FROM "+pgx.Identifier{schema, postgresstore.MessagesTable}.Sanitize()).Scan(&n)
+	if err != nil || n != 1 {
+		t.Errorf("the messages in schema %s: %d, %v; want the one appended", schema, n, err)
+	}
+}
+
+// A role that may read and write the tables, and not create any, uses tables made beforehand.
+func TestRoleThatMayNotCreateTablesUsesThem(t *testing.T) {
+	t.Parallel()
+	pool := sharedPool(t)
+	var mayCreateRoles bool
+	if err := pool.QueryRow(t.Context(), "SELECT rolsuper OR rolcreaterole FROM pg_roles WHERE rolname = current_user").Scan(&mayCreateRoles); err != nil {
+		t.Fatal(err)
+	}
+	if !mayCreateRoles {
+		t.Skip("the role of " + pgtest.EnvURL + " may not create roles")
+	}
+	_, schema := open(t) // makes the tables
+	role := pgx.Identifier{schema + "_app"}.Sanitize()
+	quoted := pgx.Identifier{schema}.Sanitize()
+	_, err := pool.Exec(t.Context(), fmt.Sprintf(`CREATE ROLE %[1]s LOGIN;
+		GRANT USAGE ON SCHEMA %[2]s TO %[1]s;
+		GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA %[2]s TO %[1]s`, role, quoted))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		// DROP OWNED revokes the role's rights, which would keep it from being dropped.
+		if _, err := pool.Exec(context.Background(), "DROP OWNED BY "+role+"; DROP ROLE "+role); err != nil {
+			t.Errorf("dropping the test's role: %v", err)
+		}
+	})
+	own := poolOf(t, func(cfg *pgxpool.Config) { cfg.ConnConfig.User = schema + "_app" })
+	if _, err := own.Exec(t.Context(), "CREATE TABLE "+quoted+".t (x int)"); err == nil {
+		t.Fatal("the role may create tables: the test checks nothing")
+	}
+	s, err := postgresstore.New(t.Context(), own, postgresstore.WithSchema(schema))
+	if err != nil {
+		t.Fatalf("New as a role that may not create tables, on tables made beforehand: %v", err)
+	}
+	id := chat.ID{Tenant: "t", User: "u", Chat: "c"}
+	if err := s.Append(t.Context(), id, hello("hi")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetState(t.Context(), id, []byte("paused")); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := s.TakeState(t.Context(), id); err != nil || string(st) != "paused" {
+		t.Errorf("TakeState = %q, %v", st, err)
+	}
+	if err := s.Delete(t.Context(), id); err != nil {
+		t.Error(err)
+	}
+}
+
+// poolOf returns a pool of the tests' server configured by configure, closed when t ends.
+func poolOf(t *testing.T, configure func(*pgxpool.Config)) *pgxpool.Pool {
+	t.Helper()
+	cfg, err := pgxpool.ParseConfig(postgres.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	configure(cfg)
+	pool, err := pgxpool.NewWithConfig(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return pool
 }

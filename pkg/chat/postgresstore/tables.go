@@ -30,7 +30,7 @@ CREATE TABLE %[1]s (
 	length  integer NOT NULL,     -- how many messages the chat holds
 	UNIQUE (tenant, user_id, chat)
 );
-CREATE INDEX ON %[1]s (tenant, updated);
+CREATE INDEX ON %[1]s (tenant, updated, id); -- List's order, and the tenant's last change
 CREATE TABLE %[2]s (
 	chat_id bigint NOT NULL REFERENCES %[1]s (id) ON DELETE CASCADE,
 	seq     integer NOT NULL,     -- the message's position in the chat, from 0
