@@ -66,11 +66,11 @@ func Start(ctx context.Context) (*Server, error) {
 		return srv, nil
 	case err = <-exited:
 		exited <- err // for stop
+		srv.stop()
 	case <-ctx.Done():
-		err = ctx.Err()
+		err = errors.Join(ctx.Err(), srv.stop())
 	}
-	return nil, fmt.Errorf("pgtest: %s did not start a server (%w): %s", script, errors.Join(err, srv.stop()),
-		strings.TrimSpace(srv.stderr.String()))
+	return nil, fmt.Errorf("pgtest: %s did not start a server (%w): %s", script, err, strings.TrimSpace(srv.stderr.String()))
 }
 
 // Stop stops the server, removes its data and waits for both. It may be called more than once.

@@ -3,6 +3,7 @@ package pgtest_test
 import (
 	"net"
 	"net/url"
+	"os"
 	"testing"
 
 	"github.com/cadrehq/cadre/internal/pgtest"
@@ -10,6 +11,9 @@ import (
 
 func TestStartAndStop(t *testing.T) {
 	t.Parallel()
+	if os.Getenv(pgtest.EnvSkip) == "1" {
+		t.Skip(pgtest.EnvSkip + "=1: the tests with PostgreSQL are skipped")
+	}
 	srv, err := pgtest.Start(t.Context())
 	if err != nil {
 		t.Fatal(err)
