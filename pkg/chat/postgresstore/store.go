@@ -118,13 +118,13 @@ func newStatements(chats, messages string) statements {
 			WHERE c.tenant = $1 AND c.user_id = $2 AND c.chat = $3 ORDER BY m.seq`),
 		// The upsert locks the chat's row until the statement ends, so that Appends of one chat
 		// take their turns, each numbering its messages after those of the one before.
-		append: sql(`WITH c AS (
+		append: sql(`WITH chat AS (
 				INSERT INTO %[1]s AS c (tenant, user_id, chat, updated, length) VALUES ($1, $2, $3, TOUCH, $4::integer)
 				ON CONFLICT (tenant, user_id, chat) DO UPDATE SET updated = TOUCHED, length = c.length + excluded.length
 				RETURNING id, length - $4::integer AS first
 			)
 			INSERT INTO %[2]s (chat_id, seq, message)
-			SELECT c.id, c.first + m.n - 1, m.message FROM c, unnest($5::bytea[]) WITH ORDINALITY AS m (message, n)`),
+			SELECT chat.id, chat.first + m.n - 1, m.message FROM chat, unnest($5::bytea[]) WITH ORDINALITY AS m (message, n)`),
 		list: sql(`SELECT user_id, chat, length, updated FROM %[1]s WHERE tenant = $1 ORDER BY updated DESC, id DESC`),
 		// The messages go with the chat (ON DELETE CASCADE).
 		delete: sql(`DELETE FROM %[1]s WHERE tenant = $1 AND user_id = $2 AND chat = $3`),
