@@ -7,11 +7,12 @@ PKGS        := ./...
 .PHONY: test vet lint fmt fmt-check bench cover fuzz quickstart interop-deps reliability mutation soak
 
 ## test: everything CI checks — formatting, vet, staticcheck, the race-enabled test suite (with
-## the MCP interop tests, which need Node.js: see interop-deps; and the Redis chat store's, which
-## run against a redis-server that scripts/with-redis starts and stops), and a few seconds of
-## each fuzz target (a crash found there is saved under testdata/fuzz).
+## the MCP interop tests, which need Node.js: see interop-deps; the Redis chat store's, which
+## run against a redis-server that scripts/with-redis starts and stops; and the Postgres chat
+## store's, against a PostgreSQL server that scripts/with-postgres starts and stops), and a few
+## seconds of each fuzz target (a crash found there is saved under testdata/fuzz).
 test: interop-deps fmt-check vet lint
-	scripts/with-redis $(GO) test -race -count=1 $(PKGS)
+	scripts/with-redis scripts/with-postgres $(GO) test -race -count=1 $(PKGS)
 	$(MAKE) fuzz FUZZTIME=5s
 
 ## reliability: the long checks of the promises (the property tests with 10,000 scenarios

@@ -22,6 +22,7 @@ func packages() map[string]string {
 		"chattest":      cadre + "chat/chattest",
 		"redisstore":    cadre + "chat/redisstore",
 		"sqlitestore":   cadre + "chat/sqlitestore",
+		"postgresstore": cadre + "chat/postgresstore",
 		"llmfactory":    cadre + "llmfactory",
 		"googleai":      cadre + "llmfactory/googleai",
 		"bedrock":       cadre + "llmfactory/bedrock",
@@ -46,6 +47,7 @@ func packages() map[string]string {
 		"client":    "github.com/mark3labs/mcp-go/client",
 		"mcp":       "github.com/mark3labs/mcp-go/mcp",
 		"redis":     "github.com/redis/go-redis/v9",
+		"pgxpool":   "github.com/jackc/pgx/v5/pgxpool",
 		"cmp":       "github.com/google/go-cmp/cmp",
 		"goleak":    "go.uber.org/goleak",
 
