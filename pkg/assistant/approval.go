@@ -35,6 +35,10 @@ type ToolCall struct {
 	ID        string // the model's id for the call: decisions are given by it
 	Tool      string
 	Arguments string // as the model wrote them
+	// Delegated is set when the tool runs an assistant (one made by AsTool): its run is a run
+	// of the tree, whose steps pass through the same middleware. A durable engine runs such a
+	// call on its own goroutine rather than in a step of its own.
+	Delegated bool
 }
 
 // Verdict is what a person decided about a tool call.

@@ -461,3 +461,29 @@ func TestRunIDsWithoutACallback(t *testing.T) {
 		}
 	})
 }
+
+// A call of a tool AsTool made says it delegates; a plain tool's does not.
+func TestToolCallSaysItDelegates(t *testing.T) {
+	t.Parallel()
+	specialist := assistant.New[string]("specialist", assistant.WithModel(llmtest.NewScripted(llmtest.Text("700000"))))
+	var n atomic.Int64
+	m := llmtest.NewScripted(llmtest.Calls(llmtest.Call("specialist", `{"input":"Oslo"}`), llmtest.Call("lookup", `{}`)), llmtest.Text("done"))
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	mw := assistant.Middleware{ToolTurn: func(ctx context.Context, turn *assistant.ToolTurn, next assistant.ToolTurnNext) ([]string, error) {
+		mu.Lock()
+		for _, c := range turn.Calls {
+			seen[c.Tool] = c.Delegated
+		}
+		mu.Unlock()
+		return next(ctx, turn)
+	}}
+	a := assistant.New[string]("supervisor", assistant.WithModel(m), assistant.WithMiddleware(mw),
+		assistant.WithTools(assistant.AsTool[string](specialist), countingTool("lookup", &n)))
+	if _, err := a.Run(testContext(t), assistant.Input{Prompt: "Oslo?"}); err != nil {
+		t.Fatal(err)
+	}
+	if !seen["specialist"] || seen["lookup"] || len(seen) != 2 {
+		t.Errorf("Delegated seen = %v; want specialist true, lookup false", seen)
+	}
+}

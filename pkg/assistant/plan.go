@@ -366,6 +366,16 @@ func newToolTable(tools []tool.Tool, reserveFinal bool) (*toolTable, error) {
 	return t, nil
 }
 
+// delegates reports whether the tool named name runs an assistant (AsTool made it).
+func (t *toolTable) delegates(name string) bool {
+	e, ok := t.byName[name]
+	if !ok {
+		return false
+	}
+	_, d := e.tool.(delegate)
+	return d
+}
+
 func compact(doc json.RawMessage) []byte {
 	var b bytes.Buffer
 	if err := json.Compact(&b, doc); err != nil {

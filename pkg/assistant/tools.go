@@ -29,7 +29,7 @@ func (r *run[O]) execute(ctx context.Context, t *turn, todo []int) ([]string, er
 	}
 	turn := &ToolTurn{Assistant: r.p.name, RunID: r.state.id, Calls: make([]ToolCall, len(todo))}
 	for k, i := range todo {
-		turn.Calls[k] = t.toolCall(i, r.state.id, r.p.name)
+		turn.Calls[k] = t.toolCall(i, r.state.id, r.p.name, r.p.tools)
 	}
 	turn.call = func(ctx context.Context, k int) string {
 		if k < 0 || k >= len(todo) {
@@ -102,7 +102,7 @@ func (r *run[O]) call(ctx context.Context, t *turn, i int) string {
 	if len(r.state.mw) == 0 {
 		out, err, panicked = r.callTool(ctx, name, args)
 	} else {
-		out, err, panicked = r.callThrough(ctx, t.toolCall(i, r.state.id, r.p.name))
+		out, err, panicked = r.callThrough(ctx, t.toolCall(i, r.state.id, r.p.name, r.p.tools))
 	}
 	if err == nil {
 		out = r.capResult(out)

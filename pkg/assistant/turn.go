@@ -125,10 +125,10 @@ func (t *turn) settle(todo []int, results []string, ending bool) bool {
 	return pause
 }
 
-// toolCall is call i as a tool-call middleware and an approver see it.
-func (t *turn) toolCall(i int, runID, assistant string) ToolCall {
+// toolCall is call i as a tool-call middleware and an approver see it; tools are the run's.
+func (t *turn) toolCall(i int, runID, assistant string, tools *toolTable) ToolCall {
 	c := &t.calls[i]
-	return ToolCall{RunID: runID, Assistant: assistant, ID: c.ID, Tool: c.Tool, Arguments: c.Arguments}
+	return ToolCall{RunID: runID, Assistant: assistant, ID: c.ID, Tool: c.Tool, Arguments: c.Arguments, Delegated: tools.delegates(c.Tool)}
 }
 
 // paused returns the turn as a paused state keeps it.
@@ -191,7 +191,7 @@ func (r *run[O]) approve(ctx context.Context, t *turn) (bool, error) {
 		if c.State != callQueued || !r.p.needsApproval(c.Tool) {
 			continue
 		}
-		d, err := r.p.cfg.approver.Approve(ctx, t.toolCall(i, r.state.id, r.p.name))
+		d, err := r.p.cfg.approver.Approve(ctx, t.toolCall(i, r.state.id, r.p.name, r.p.tools))
 		if err != nil {
 			return false, fmt.Errorf("assistant %q: approving a call of %q: %w", r.p.name, c.Tool, err)
 		}
