@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cadrehq/cadre/internal/redistest"
+
 	"github.com/cadrehq/cadre/pkg/chat"
 	"github.com/cadrehq/cadre/pkg/chat/redisstore"
 	"github.com/mark3labs/mcp-go/client"
@@ -125,19 +127,6 @@ func TestChatsOverHTTPStayWithTheirCaller(t *testing.T) {
 	}
 }
 
-// redisAddr returns the address of the Redis to test with, from CADRE_REDIS_ADDR.
-func redisAddr(t *testing.T) string {
-	t.Helper()
-	if os.Getenv("CADRE_NO_REDIS") == "1" {
-		t.Skip("CADRE_NO_REDIS=1: the tests with Redis are skipped")
-	}
-	addr := os.Getenv("CADRE_REDIS_ADDR")
-	if addr == "" {
-		t.Fatal("CADRE_REDIS_ADDR is not set: run make test, which starts redis-server, or set CADRE_REDIS_ADDR to the host:port of a Redis to test with (or CADRE_NO_REDIS=1 to skip the tests with Redis)")
-	}
-	return addr
-}
-
 var urlLine = regexp.MustCompile(`serving MCP over streamable HTTP at (http://\S+)`)
 
 // startServer starts the binary bin with args and returns the URL it serves at; the server is
@@ -194,7 +183,7 @@ func startServer(t *testing.T, bin string, args ...string) string {
 // Two server processes on one Redis continue each other's chats over MCP.
 func TestChatsSharedByTwoProcessesThroughRedis(t *testing.T) {
 	t.Parallel()
-	addr := redisAddr(t)
+	addr := redistest.Addr(t)
 	bin := filepath.Join(t.TempDir(), "mcpserver")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cadrehq/cadre/internal/redistest"
+
 	"github.com/cadrehq/cadre/pkg/assistant"
 	"github.com/cadrehq/cadre/pkg/chat"
 	"github.com/cadrehq/cadre/pkg/chat/redisstore"
@@ -184,14 +186,7 @@ func TestResumesFromTwoProcessesRunAnApprovedCallOnce(t *testing.T) {
 	}{
 		{"SQLite", func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "chats.db") }},
 		{"Redis", func(t *testing.T) string {
-			if os.Getenv("CADRE_NO_REDIS") == "1" {
-				t.Skip("CADRE_NO_REDIS=1: the tests with Redis are skipped")
-			}
-			addr := os.Getenv("CADRE_REDIS_ADDR")
-			if addr == "" {
-				t.Fatal("CADRE_REDIS_ADDR is not set: run make test, which starts redis-server, or set CADRE_REDIS_ADDR to the host:port of a Redis to test with (or CADRE_NO_REDIS=1 to skip the tests with Redis)")
-			}
-			return "redis:" + addr + "/cadretest:resume:" + strconv.FormatInt(time.Now().UnixNano(), 36) + ":"
+			return "redis:" + redistest.Addr(t) + "/cadretest:resume:" + strconv.FormatInt(time.Now().UnixNano(), 36) + ":"
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

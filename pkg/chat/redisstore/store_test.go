@@ -6,12 +6,13 @@ import (
 	"crypto/rand"
 	"fmt"
 	"net"
-	"os"
 	"os/exec"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cadrehq/cadre/internal/redistest"
 
 	"github.com/cadrehq/cadre/pkg/chat"
 	"github.com/cadrehq/cadre/pkg/chat/chattest"
@@ -20,67 +21,10 @@ import (
 	"github.com/tmc/langchaingo/llms"
 )
 
-// sharedRedis is a client of the Redis at CADRE_REDIS_ADDR, which make test starts. Without
-// it the test fails, so that a missing Redis is never mistaken for a passing store, unless
-// CADRE_NO_REDIS=1 says to skip.
-func sharedRedis(t *testing.T) *redis.Client {
-	t.Helper()
-	skipWithoutRedis(t)
-	addr := os.Getenv("CADRE_REDIS_ADDR")
-	if addr == "" {
-		t.Fatal("CADRE_REDIS_ADDR is not set: run make test, which starts redis-server, or set CADRE_REDIS_ADDR " +
-			"to a Redis's host:port (CADRE_NO_REDIS=1 skips the Redis tests)")
-	}
-	rdb := redis.NewClient(&redis.Options{Addr: addr})
-	t.Cleanup(func() { rdb.Close() })
-	if err := rdb.Ping(t.Context()).Err(); err != nil {
-		t.Fatalf("the Redis at CADRE_REDIS_ADDR=%s does not answer: %v", addr, err)
-	}
-	return rdb
-}
-
-func skipWithoutRedis(t *testing.T) {
-	t.Helper()
-	if os.Getenv("CADRE_NO_REDIS") == "1" {
-		t.Skip("CADRE_NO_REDIS=1: the Redis tests are skipped")
-	}
-}
-
-// testPrefix returns a key prefix no other test uses, and removes its keys when t ends.
-func testPrefix(t *testing.T, rdb *redis.Client) string {
-	t.Helper()
-	prefix := "cadretest:" + rand.Text() + ":"
-	t.Cleanup(func() { deleteKeys(t, rdb, prefix+"*") })
-	return prefix
-}
-
-func deleteKeys(t *testing.T, rdb *redis.Client, pattern string) {
-	t.Helper()
-	ctx := context.Background() // t's context is done by the time cleanups run
-	for _, key := range scan(t, ctx, rdb, pattern) {
-		if err := rdb.Del(ctx, key).Err(); err != nil {
-			t.Errorf("removing the test's key %q: %v", key, err)
-		}
-	}
-}
-
-func scan(t *testing.T, ctx context.Context, rdb *redis.Client, pattern string) []string {
-	t.Helper()
-	var keys []string
-	iter := rdb.Scan(ctx, 0, pattern, 1000).Iterator()
-	for iter.Next(ctx) {
-		keys = append(keys, iter.Val())
-	}
-	if err := iter.Err(); err != nil {
-		t.Fatalf("SCAN %q: %v", pattern, err)
-	}
-	return keys
-}
-
 func TestStore(t *testing.T) {
-	rdb := sharedRedis(t)
+	rdb := redistest.Client(t)
 	chattest.Run(t, func(t *testing.T) chat.Store {
-		return redisstore.New(rdb, redisstore.WithPrefix(testPrefix(t, rdb)))
+		return redisstore.New(rdb, redisstore.WithPrefix(redistest.Prefix(t, rdb)))
 	})
 }
 
@@ -90,15 +34,15 @@ func hello(s string) []llms.MessageContent {
 
 func TestPrefixHoldsEveryKey(t *testing.T) {
 	t.Parallel()
-	rdb := sharedRedis(t)
+	rdb := redistest.Client(t)
 	// The tenant names the keys this test makes, whatever their prefix.
 	id := chat.ID{Tenant: "tenant-" + rand.Text(), User: "u", Chat: "c"}
 	stores := map[string]*redisstore.Store{redisstore.DefaultPrefix: redisstore.New(rdb)}
 	for range 2 {
-		p := testPrefix(t, rdb)
+		p := redistest.Prefix(t, rdb)
 		stores[p] = redisstore.New(rdb, redisstore.WithPrefix(p))
 	}
-	t.Cleanup(func() { deleteKeys(t, rdb, redisstore.DefaultPrefix+"{t:"+id.Tenant+"}*") })
+	t.Cleanup(func() { redistest.Delete(t, rdb, redisstore.DefaultPrefix+"{t:"+id.Tenant+"}*") })
 	for prefix, s := range stores {
 		if err := s.Append(t.Context(), id, hello(prefix)); err != nil {
 			t.Fatal(err)
@@ -107,7 +51,7 @@ func TestPrefixHoldsEveryKey(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	keys := scan(t, t.Context(), rdb, "*"+id.Tenant+"*")
+	keys := redistest.Scan(t, t.Context(), rdb, "*"+id.Tenant+"*")
 	for prefix, s := range stores {
 		n := 0
 		for _, key := range keys {
@@ -130,8 +74,8 @@ func TestPrefixHoldsEveryKey(t *testing.T) {
 
 func TestAppendOfManyMessagesInOneCall(t *testing.T) {
 	t.Parallel()
-	rdb := sharedRedis(t)
-	s := redisstore.New(rdb, redisstore.WithPrefix(testPrefix(t, rdb)))
+	rdb := redistest.Client(t)
+	s := redisstore.New(rdb, redisstore.WithPrefix(redistest.Prefix(t, rdb)))
 	id := chat.ID{Chat: "long"}
 	const n = 2500 // more than one RPUSH of the script's
 	msgs := make([]llms.MessageContent, n)
@@ -162,7 +106,7 @@ func TestAppendOfManyMessagesInOneCall(t *testing.T) {
 // server and checks every call fails rather than answer an empty history.
 func TestRedisThatGoesAwayAnswersErrors(t *testing.T) {
 	t.Parallel()
-	skipWithoutRedis(t)
+	redistest.SkipIfOff(t)
 	addr, stop := startRedis(t)
 	const timeout = 300 * time.Millisecond
 	rdb := redis.NewClient(&redis.Options{Addr: addr, DialTimeout: timeout, ReadTimeout: timeout,

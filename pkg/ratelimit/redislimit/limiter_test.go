@@ -1,14 +1,14 @@
 package redislimit_test
 
 import (
-	"context"
-	"crypto/rand"
 	"errors"
 	"os"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cadrehq/cadre/internal/redistest"
 
 	"github.com/cadrehq/cadre/pkg/assistant"
 	"github.com/cadrehq/cadre/pkg/llmtest"
@@ -19,64 +19,10 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// sharedRedis is a client of the Redis at CADRE_REDIS_ADDR, which make test starts. Without
-// it the test fails, so that a missing Redis is never mistaken for a passing limiter, unless
-// CADRE_NO_REDIS=1 says to skip.
-func sharedRedis(t *testing.T) *redis.Client {
-	t.Helper()
-	skipWithoutRedis(t)
-	addr := os.Getenv("CADRE_REDIS_ADDR")
-	if addr == "" {
-		t.Fatal("CADRE_REDIS_ADDR is not set: run make test, which starts redis-server, or set CADRE_REDIS_ADDR " +
-			"to a Redis's host:port (CADRE_NO_REDIS=1 skips the Redis tests)")
-	}
-	rdb := redis.NewClient(&redis.Options{Addr: addr})
-	t.Cleanup(func() { rdb.Close() })
-	if err := rdb.Ping(t.Context()).Err(); err != nil {
-		t.Fatalf("the Redis at CADRE_REDIS_ADDR=%s does not answer: %v", addr, err)
-	}
-	return rdb
-}
-
-func skipWithoutRedis(t *testing.T) {
-	t.Helper()
-	if os.Getenv("CADRE_NO_REDIS") == "1" {
-		t.Skip("CADRE_NO_REDIS=1: the Redis tests are skipped")
-	}
-}
-
-// testPrefix returns a key prefix no other test uses, and removes its keys when t ends.
-func testPrefix(t *testing.T, rdb *redis.Client) string {
-	t.Helper()
-	prefix := "cadretest:" + rand.Text() + ":"
-	t.Cleanup(func() {
-		ctx := context.Background() // t's context is done by the time cleanups run
-		for _, key := range scan(t, ctx, rdb, "*"+prefix+"*") {
-			if err := rdb.Del(ctx, key).Err(); err != nil {
-				t.Errorf("removing the test's key %q: %v", key, err)
-			}
-		}
-	})
-	return prefix
-}
-
-func scan(t *testing.T, ctx context.Context, rdb *redis.Client, pattern string) []string {
-	t.Helper()
-	var keys []string
-	iter := rdb.Scan(ctx, 0, pattern, 1000).Iterator()
-	for iter.Next(ctx) {
-		keys = append(keys, iter.Val())
-	}
-	if err := iter.Err(); err != nil {
-		t.Fatalf("SCAN %q: %v", pattern, err)
-	}
-	return keys
-}
-
 func TestLimiter(t *testing.T) {
-	rdb := sharedRedis(t)
+	rdb := redistest.Client(t)
 	ratelimittest.Run(t, func(t *testing.T) ratelimit.Limiter {
-		return redislimit.New(rdb, redislimit.WithPrefix(testPrefix(t, rdb)))
+		return redislimit.New(rdb, redislimit.WithPrefix(redistest.Prefix(t, rdb)))
 	})
 }
 
@@ -84,7 +30,7 @@ func TestLimiter(t *testing.T) {
 // assistant, whose every reply costs 99 tokens.
 func instance(t *testing.T, prefix string, limits ratelimit.Limits) *assistant.Assistant[string] {
 	t.Helper()
-	skipWithoutRedis(t)
+	redistest.SkipIfOff(t)
 	rdb := redis.NewClient(&redis.Options{Addr: os.Getenv("CADRE_REDIS_ADDR")})
 	t.Cleanup(func() { rdb.Close() })
 	lim := redislimit.New(rdb, redislimit.WithPrefix(prefix))
@@ -94,7 +40,7 @@ func instance(t *testing.T, prefix string, limits ratelimit.Limits) *assistant.A
 
 func TestInstancesShareLimits(t *testing.T) {
 	t.Parallel()
-	rdb := sharedRedis(t)
+	rdb := redistest.Client(t)
 	for _, tc := range []struct {
 		name   string
 		limits ratelimit.Limits
@@ -107,7 +53,7 @@ func TestInstancesShareLimits(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			prefix := testPrefix(t, rdb)
+			prefix := redistest.Prefix(t, rdb)
 			instances := []*assistant.Assistant[string]{instance(t, prefix, tc.limits), instance(t, prefix, tc.limits)}
 			ctx := ratelimit.WithCaller(t.Context(), "acme", "ana")
 			for i := range tc.runs {
@@ -128,8 +74,8 @@ func TestInstancesShareLimits(t *testing.T) {
 
 func TestKeys(t *testing.T) {
 	t.Parallel()
-	rdb := sharedRedis(t)
-	prefix := testPrefix(t, rdb)
+	rdb := redistest.Client(t)
+	prefix := redistest.Prefix(t, rdb)
 	limits := ratelimit.Limits{
 		Tenant: ratelimit.Quota{RequestsPerMinute: 10, TokensPerDay: 1000},
 		User:   ratelimit.Quota{RequestsPerMinute: 5, TokensPerDay: 500},
@@ -139,7 +85,7 @@ func TestKeys(t *testing.T) {
 	if _, err := a.Run(ctx, assistant.Input{Prompt: "hi"}); err != nil {
 		t.Fatal(err)
 	}
-	got := scan(t, t.Context(), rdb, "*"+prefix+"*")
+	got := redistest.Scan(t, t.Context(), rdb, "*"+prefix+"*")
 	slices.Sort(got)
 	want := []string{
 		"rate:" + prefix + "tenant:a%3Ab:rpm",
