@@ -1,0 +1,211 @@
+package durable_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/cadrehq/cadre/pkg/assistant"
+	"github.com/cadrehq/cadre/pkg/durable"
+	"github.com/cadrehq/cadre/pkg/llmtest"
+	"github.com/cadrehq/cadre/pkg/model"
+	"github.com/cadrehq/cadre/pkg/tool"
+	"github.com/tmc/langchaingo/llms"
+)
+
+// The tests' application: a supervisor that, in one turn, asks for the weather of two cities
+// and delegates a question to a researcher (assistant.AsTool), who looks something up before
+// answering; the supervisor then writes a report. The supervisor's first model fails its first
+// request (an overloaded provider), so that the run falls back to the second; its first reply
+// carries Anthropic-style reasoning (model.Reasoning, with a signature), which the second reply
+// checks came back as it went. Every model and tool decides from what it is sent alone, so that
+// a replay asks them the same things and they answer the same.
+
+type city struct {
+	City string `json:"city"`
+}
+
+type question struct {
+	Topic string `json:"topic"`
+}
+
+type query struct {
+	Q string `json:"q"`
+}
+
+// executions records what ran, by the key of the step it ran in (workflow/step, see
+// Engine.IdempotencyKey), or "-" outside a durable run.
+type executions struct {
+	mu  sync.Mutex
+	ran map[string][]string
+}
+
+func (x *executions) note(key, what string) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.ran == nil {
+		x.ran = map[string][]string{}
+	}
+	x.ran[key] = append(x.ran[key], what)
+}
+
+// of returns what ran in the workflow id, by step number.
+func (x *executions) of(id string) map[int][]string {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	out := map[int][]string{}
+	for key, what := range x.ran {
+		wf, step, ok := strings.Cut(key, "/")
+		var n int
+		if _, err := fmt.Sscan(step, &n); ok && wf == id && err == nil {
+			out[n] = append(out[n], what...)
+		}
+	}
+	return out
+}
+
+// world builds the application's assistants on an engine, and records what they run.
+type world struct {
+	eng *durable.Engine // nil: the assistants run without one
+	ran executions
+}
+
+// note records that what ran, in the step of ctx.
+func (w *world) note(ctx context.Context, what string) {
+	key := "-"
+	if w.eng != nil {
+		if k, ok := w.eng.IdempotencyKey(ctx); ok {
+			key = k
+		}
+	}
+	w.ran.note(key, what)
+}
+
+// supervisor returns the application's supervisor, with opts.
+func (w *world) supervisor(opts ...assistant.Option) *assistant.Assistant[string] {
+	weather := tool.Func("weather", "The weather in a city.", func(ctx context.Context, in city) (string, error) {
+		w.note(ctx, "weather "+in.City)
+		return in.City + ": sunny", nil
+	})
+	lookup := tool.Func("lookup", "Looks a topic up.", func(ctx context.Context, in query) (string, error) {
+		w.note(ctx, "lookup "+in.Q)
+		return "found " + in.Q, nil
+	})
+	researcher := assistant.New[string]("researcher",
+		assistant.WithDescription("Answers questions on a topic."),
+		assistant.WithInstructions("Research the topic."),
+		assistant.WithModels(model.Fixed(w.model("clerk", researcherTurn, false))),
+		assistant.WithTools(lookup))
+	return assistant.New[string]("supervisor", append([]assistant.Option{
+		assistant.WithInstructions("Write a report."),
+		assistant.WithModels(model.Fixed(w.model("deep", supervisorTurn, true), w.model("fast", supervisorTurn, false))),
+		assistant.WithTools(weather, assistant.AsTool[question](researcher)),
+	}, opts...)...)
+}
+
+// model returns a model named name that answers with turn; overloaded, it fails every first
+// request of a run.
+func (w *world) model(name string, turn func([]llms.MessageContent) llmtest.Reply, overloaded bool) model.Model {
+	llm := llmtest.NewFunc(func(ctx context.Context, req llmtest.Request) llmtest.Reply {
+		n := turns(req.Messages)
+		w.note(ctx, fmt.Sprintf("%s turn %d", name, n))
+		if overloaded && n == 0 {
+			return llmtest.Fail(&model.ProviderError{Provider: "anthropic", Model: name, Status: 529, Message: "overloaded"})
+		}
+		return turn(req.Messages)
+	}).NoRecord()
+	// ShapeKeep: the model is sent the reasoning parts, as Anthropic's models are.
+	return model.Model{Name: name, Provider: "anthropic", LLM: llm, Shape: model.ShapeKeep}
+}
+
+// supervisorTurn: three calls with reasoning, then a report of their results.
+func supervisorTurn(msgs []llms.MessageContent) llmtest.Reply {
+	if turns(msgs) == 0 {
+		return reply("", usageOf(100, 20), []model.Reasoning{{TextContent: llms.TextContent{Text: "Weather first, then fjords."}, Provider: "anthropic", Signature: "sig-plan"}},
+			call("w1", "weather", `{"city":"Oslo"}`), call("r1", "researcher", `{"topic":"fjords"}`), call("w2", "weather", `{"city":"Paris"}`))
+	}
+	var ai llms.MessageContent
+	for _, m := range msgs {
+		if m.Role == llms.ChatMessageTypeAI {
+			ai = m
+		}
+	}
+	if r, ok := ai.Parts[0].(model.Reasoning); !ok || r.Signature != "sig-plan" || r.Provider != "anthropic" || r.Text == "" {
+		return llmtest.Fail(fmt.Errorf("the reasoning did not come back as it went: %#v", ai.Parts[0]))
+	}
+	return reply("report: "+strings.Join(results(msgs), "; "), usageOf(300, 40), nil)
+}
+
+// researcherTurn: a lookup, then an answer with what it found.
+func researcherTurn(msgs []llms.MessageContent) llmtest.Reply {
+	if turns(msgs) == 0 {
+		var q question
+		if err := json.Unmarshal([]byte(prompt(msgs)), &q); err != nil {
+			return llmtest.Fail(err)
+		}
+		return reply("", usageOf(50, 10), nil, call("l1", "lookup", fmt.Sprintf(`{"q":%q}`, q.Topic)))
+	}
+	return reply("fjords are deep ("+strings.Join(results(msgs), "; ")+")", usageOf(80, 15), nil)
+}
+
+// turns counts the model's turns since the user's.
+func turns(msgs []llms.MessageContent) int {
+	n := 0
+	for _, m := range slices.Backward(msgs) {
+		switch m.Role {
+		case llms.ChatMessageTypeHuman:
+			return n
+		case llms.ChatMessageTypeAI:
+			n++
+		}
+	}
+	return n
+}
+
+// prompt is the text of the user's turn.
+func prompt(msgs []llms.MessageContent) string {
+	for _, m := range slices.Backward(msgs) {
+		if m.Role == llms.ChatMessageTypeHuman {
+			return m.Parts[0].(llms.TextContent).Text
+		}
+	}
+	return ""
+}
+
+// results are the tool results sent, in order.
+func results(msgs []llms.MessageContent) []string {
+	var out []string
+	for _, m := range msgs {
+		for _, p := range m.Parts {
+			if r, ok := p.(llms.ToolCallResponse); ok {
+				out = append(out, r.Content)
+			}
+		}
+	}
+	return out
+}
+
+func call(id, name, args string) llms.ToolCall {
+	return llms.ToolCall{ID: id, Type: "function", FunctionCall: &llms.FunctionCall{Name: name, Arguments: args}}
+}
+
+func usageOf(in, out int) map[string]any {
+	return map[string]any{"PromptTokens": in, "CompletionTokens": out}
+}
+
+// reply is a response as a provider's client gives it, with reasoning where there is some.
+func reply(text string, info map[string]any, reasoning []model.Reasoning, calls ...llms.ToolCall) llmtest.Reply {
+	if reasoning != nil {
+		info[model.ReasoningInfo] = reasoning
+	}
+	stop := "end_turn"
+	if len(calls) > 0 {
+		stop = "tool_use"
+	}
+	return llmtest.Reply{Response: &llms.ContentResponse{Choices: []*llms.ContentChoice{{
+		Content: text, ToolCalls: calls, StopReason: stop, GenerationInfo: info,
+	}}}}
+}
