@@ -209,3 +209,71 @@ func reply(text string, info map[string]any, reasoning []model.Reasoning, calls 
 		Content: text, ToolCalls: calls, StopReason: stop, GenerationInfo: info,
 	}}}}
 }
+
+// The approvals' application: a cashier that refunds, behind an approval, and notes what it
+// does; a desk that delegates to the cashier. The note says for which tenant it was made: the
+// tenant is in the run's Meta, which the engine's restore function puts in the context.
+
+type amount struct {
+	Amount int `json:"amount"`
+}
+
+type memo struct {
+	Text string `json:"text"`
+}
+
+type tenantKey struct{}
+
+// restoreTenant is the engine's restore function of the approvals' application.
+func restoreTenant(ctx context.Context, meta map[string]string) context.Context {
+	return context.WithValue(ctx, tenantKey{}, meta["tenant"])
+}
+
+// approver is an approver that leaves every call to a person: it notes that it was asked.
+func (w *world) approver() assistant.Approver {
+	return assistant.ApproverFunc(func(ctx context.Context, call assistant.ToolCall) (assistant.Decision, error) {
+		w.note(ctx, "approve "+call.ID)
+		return assistant.Pending(), nil
+	})
+}
+
+// cashier returns the cashier, whose refunds wait for approver.
+func (w *world) cashier(approver assistant.Approver) *assistant.Assistant[string] {
+	refund := tool.Func("refund", "Refunds an amount.", func(ctx context.Context, in amount) (string, error) {
+		w.note(ctx, fmt.Sprintf("refund %d", in.Amount))
+		return fmt.Sprintf("refunded %d", in.Amount), nil
+	})
+	note := tool.Func("note", "Notes something.", func(ctx context.Context, in memo) (string, error) {
+		tenant, _ := ctx.Value(tenantKey{}).(string)
+		w.note(ctx, "note "+in.Text)
+		return "noted for " + tenant, nil
+	})
+	return assistant.New[string]("cashier",
+		assistant.WithDescription("Refunds customers."),
+		assistant.WithModels(model.Fixed(w.model("till", cashierTurn, false))),
+		assistant.WithTools(refund, note),
+		assistant.WithApproval(approver, "refund"))
+}
+
+// desk returns the desk, which delegates to cashier.
+func (w *world) desk(cashier *assistant.Assistant[string]) *assistant.Assistant[string] {
+	return assistant.New[string]("desk",
+		assistant.WithModels(model.Fixed(w.model("front", deskTurn, false))),
+		assistant.WithTools(assistant.AsTool[question](cashier)))
+}
+
+// cashierTurn: a refund and a note, then what they did.
+func cashierTurn(msgs []llms.MessageContent) llmtest.Reply {
+	if turns(msgs) == 0 {
+		return reply("", usageOf(40, 8), nil, call("p1", "refund", `{"amount":30}`), call("n1", "note", `{"text":"refund asked"}`))
+	}
+	return reply("done: "+strings.Join(results(msgs), "; "), usageOf(60, 9), nil)
+}
+
+// deskTurn: the cashier, then what it said.
+func deskTurn(msgs []llms.MessageContent) llmtest.Reply {
+	if turns(msgs) == 0 {
+		return reply("", usageOf(30, 5), nil, call("d1", "cashier", `{"topic":"a refund"}`))
+	}
+	return reply("desk: "+strings.Join(results(msgs), "; "), usageOf(70, 6), nil)
+}
