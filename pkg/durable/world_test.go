@@ -3,10 +3,13 @@ package durable_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/cadrehq/cadre/pkg/assistant"
 	"github.com/cadrehq/cadre/pkg/durable"
@@ -37,10 +40,12 @@ type query struct {
 }
 
 // executions records what ran, by the key of the step it ran in (workflow/step, see
-// Engine.IdempotencyKey), or "-" outside a durable run.
+// Engine.IdempotencyKey), or "-" outside a durable run. In a child process of a crash test, it
+// appends each execution to a file too, a line each, where its parent reads them (readRan).
 type executions struct {
-	mu  sync.Mutex
-	ran map[string][]string
+	mu   sync.Mutex
+	ran  map[string][]string
+	file *os.File
 }
 
 func (x *executions) note(key, what string) {
@@ -50,6 +55,32 @@ func (x *executions) note(key, what string) {
 		x.ran = map[string][]string{}
 	}
 	x.ran[key] = append(x.ran[key], what)
+	if x.file != nil {
+		// One write of one line on a file opened to append: whole, whoever else appends.
+		if _, err := fmt.Fprintf(x.file, "%s\t%s\n", key, what); err != nil {
+			panic(err)
+		}
+	}
+}
+
+// readRan reads the executions that processes appended to the file path.
+func readRan(path string) (*executions, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return &executions{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	x := &executions{}
+	for line := range strings.Lines(string(b)) {
+		key, what, ok := strings.Cut(strings.TrimSuffix(line, "\n"), "\t")
+		if !ok {
+			return nil, fmt.Errorf("%s: a line that is not an execution: %q", path, line)
+		}
+		x.note(key, what)
+	}
+	return x, nil
 }
 
 // of returns what ran in the workflow id, by step number.
@@ -71,6 +102,10 @@ func (x *executions) of(id string) map[int][]string {
 type world struct {
 	eng *durable.Engine // nil: the assistants run without one
 	ran executions
+	// In a child process of a crash test: the weather tool, asked for the city block, writes
+	// the file blocked and waits for the end of the process; every tool call takes slow.
+	block, blocked string
+	slow           time.Duration
 }
 
 // note records that what ran, in the step of ctx.
@@ -88,6 +123,14 @@ func (w *world) note(ctx context.Context, what string) {
 func (w *world) supervisor(opts ...assistant.Option) *assistant.Assistant[string] {
 	weather := tool.Func("weather", "The weather in a city.", func(ctx context.Context, in city) (string, error) {
 		w.note(ctx, "weather "+in.City)
+		if in.City == w.block {
+			if err := os.WriteFile(w.blocked, nil, 0o600); err != nil {
+				return "", err
+			}
+			<-ctx.Done() // the process is killed first
+			return "", ctx.Err()
+		}
+		time.Sleep(w.slow)
 		return in.City + ": sunny", nil
 	})
 	lookup := tool.Func("lookup", "Looks a topic up.", func(ctx context.Context, in query) (string, error) {
