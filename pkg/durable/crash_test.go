@@ -86,7 +86,13 @@ type child struct {
 // environment, and waits until it says it is ready.
 func startChild(ctx context.Context, t *testing.T, app crashApp, role, executor, version string, env ...string) *child {
 	t.Helper()
-	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestChildProcess$", "-test.count=1", "-test.timeout=2m")
+	return startChildOf(ctx, t, os.Args[0], app, role, executor, version, env...)
+}
+
+// startChildOf is startChild with the test binary bin, a build of this package's tests.
+func startChildOf(ctx context.Context, t *testing.T, bin string, app crashApp, role, executor, version string, env ...string) *child {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, bin, "-test.run=^TestChildProcess$", "-test.count=1", "-test.timeout=2m")
 	cmd.Env = append(os.Environ(), pgtest.EnvURL+"="+postgres.url, envSchema+"="+postgres.schema,
 		envRole+"="+role, envApp+"="+app.name, envExecutor+"="+executor, envVersion+"="+version, envDir+"="+app.dir)
 	cmd.Env = append(cmd.Env, env...)
@@ -196,6 +202,9 @@ func TestChildProcess(t *testing.T) {
 	role := os.Getenv(envRole)
 	if role == "" {
 		t.Skip("a process of the crash tests' application")
+	}
+	if build != "" {
+		t.Logf("build %s", build)
 	}
 	ctx := context.Background()
 	dctx := newDBOS(t, dbos.Config{AppName: os.Getenv(envApp), ExecutorID: os.Getenv(envExecutor), ApplicationVersion: os.Getenv(envVersion)})

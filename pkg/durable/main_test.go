@@ -114,8 +114,11 @@ func newDBOS(t testing.TB, cfg dbos.Config) dbos.Context {
 	if cfg.Logger == nil {
 		cfg.Logger = quiet()
 	}
-	if cfg.ApplicationVersion == "" {
-		cfg.ApplicationVersion = "test"
+	switch cfg.ApplicationVersion {
+	case "":
+		cfg.ApplicationVersion = "test" // DBOS's default hashes the executable, for every context
+	case unpinned:
+		cfg.ApplicationVersion = "" // DBOS's default
 	}
 	dctx, err := dbos.NewContext(context.Background(), cfg)
 	if err != nil {
@@ -128,6 +131,9 @@ func newDBOS(t testing.TB, cfg dbos.Config) dbos.Context {
 	})
 	return dctx
 }
+
+// unpinned, as a version given to newDBOS, leaves the version to DBOS: a hash of the executable.
+const unpinned = "unpinned"
 
 // launch launches dctx.
 func launch(t testing.TB, dctx dbos.Context) {
