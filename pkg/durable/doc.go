@@ -36,6 +36,12 @@
 // every execution of the call — or be put behind an approval. A run's answer, usage and error
 // (Engine.Await) are the same whichever process ran it and however many times it was taken up.
 //
+// What is not a step — the run loop, the resolver, validators, the events of callback handlers
+// — runs again in a replay. A run's context is the engine's, in every execution: what a run
+// needs from its caller's context goes in Input.Meta, and the engine's restore function
+// (WithRestore) puts it back. A run's chat (Input.Chat) is kept by a store wrapped by
+// Engine.Store, whose calls are steps.
+//
 // # The middleware
 //
 // The engine works through the run loop's seam, assistant.Middleware (Engine.Middleware). It

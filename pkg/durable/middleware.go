@@ -30,6 +30,9 @@ type scope struct {
 	engine *Engine
 	runID  string // the run's ID in this execution, to know a run taken already
 	path   string
+	// run is the context the run was started with, done only when its workflow is stopped
+	// (cadre's own cancellations derive from it).
+	run context.Context
 }
 
 // delegation is put by the tool-turn hook in the context of a delegated call that it runs on
@@ -84,7 +87,7 @@ func (e *Engine) runHook(ctx context.Context, run assistant.RunInfo, next assist
 	} else {
 		return next(ctx)
 	}
-	return next(context.WithValue(ctx, scopeKey{}, &scope{engine: e, runID: run.RunID, path: path}))
+	return next(context.WithValue(ctx, scopeKey{}, &scope{engine: e, runID: run.RunID, path: path, run: ctx}))
 }
 
 // requestHook makes a model request a step: the reply, or the model's error, is recorded, and

@@ -23,6 +23,9 @@ type Input struct {
 	Vars    map[string]any        // template values; kept as JSON: a number comes back a float64, in every execution
 	History []llms.MessageContent // earlier turns, sent before Prompt
 	Limits  *usage.Limits         // this run's limits, as assistant.WithLimits for one run
+	// Chat is the chat the run continues (chat.WithID), kept by the assistant's store, which
+	// must be one of Engine.Store; the zero ID: none.
+	Chat chat.ID
 	// Meta is given to the engine's restore function (WithRestore) at the start of every
 	// execution of the run — a tenant, a user, a trace ID — to put back what the run needs in
 	// its context.
@@ -37,10 +40,18 @@ type runInput struct {
 	History   json.RawMessage   `json:"history,omitempty"` // chat.MarshalMessages
 	Limits    *usage.Limits     `json:"limits,omitempty"`
 	Meta      map[string]string `json:"meta,omitempty"`
+	Chat      *chat.ID          `json:"chat,omitempty"`
 }
 
 func newRunInput(name string, in Input) (runInput, error) {
 	ri := runInput{Assistant: name, Prompt: in.Prompt, Limits: in.Limits, Meta: in.Meta}
+	if in.Chat != (chat.ID{}) {
+		if err := in.Chat.Valid(); err != nil {
+			return ri, fmt.Errorf("durable: assistant %q: Input.Chat: %w", name, err)
+		}
+		id := in.Chat
+		ri.Chat = &id
+	}
 	var err error
 	if in.Vars != nil {
 		if ri.Vars, err = json.Marshal(in.Vars); err != nil {
@@ -291,6 +302,9 @@ func (e *Engine) runWorkflow(ctx dbos.Context, in runInput) (runOutput, error) {
 	rctx, err := e.restored(ctx, in.Meta)
 	if err != nil {
 		return out.end(nil, err)
+	}
+	if in.Chat != nil {
+		rctx = chat.WithID(rctx, *in.Chat)
 	}
 	return out.end(ent.call(rctx, ain, runOptions(in.Limits)))
 }

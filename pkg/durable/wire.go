@@ -6,6 +6,7 @@ import (
 	"syscall"
 
 	"github.com/cadrehq/cadre/pkg/assistant"
+	"github.com/cadrehq/cadre/pkg/chat"
 	"github.com/cadrehq/cadre/pkg/model"
 	"github.com/cadrehq/cadre/pkg/tool"
 	"github.com/cadrehq/cadre/pkg/usage"
@@ -129,6 +130,7 @@ var sentinels = [...]struct {
 	{"depth_limit", assistant.ErrDepthLimit},
 	{"not_paused", assistant.ErrNotPaused},
 	{"invalid_args", tool.ErrInvalidArgs},
+	{"chat_not_found", chat.ErrNotFound},
 }
 
 // recordError records err; nil for nil.
