@@ -46,6 +46,7 @@ type crashApp struct {
 }
 
 func newCrashApp(t *testing.T) crashApp {
+	t.Helper()
 	return crashApp{name: appName(), dir: t.TempDir()}
 }
 

@@ -391,3 +391,26 @@ func TestStartRefusesAnAssistantNotRegistered(t *testing.T) {
 		t.Errorf("err = %v; want one that says to Register the assistant", err)
 	}
 }
+
+// TestATimeoutCancelsTheRun: a run bounded by WithTimeout that runs out of time is cancelled by
+// DBOS, and Await says so.
+func TestATimeoutCancelsTheRun(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t, time.Minute)
+	dctx := newDBOS(t, dbos.Config{})
+	eng, err := durable.New(dctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &world{eng: eng, block: "Paris", blocked: t.TempDir() + "/blocked"}
+	durable.Register(eng, w.supervisor())
+	launch(t, dctx)
+	start := time.Now()
+	_, err = eng.Run(ctx, "supervisor", durable.Input{Prompt: question1}, durable.WithTimeout(time.Second))
+	if !errors.Is(err, dbos.ErrAwaitedWorkflowCancelled) {
+		t.Fatalf("err = %v; want the run cancelled", err)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("the run took %v to be cancelled", d)
+	}
+}

@@ -145,6 +145,7 @@ func launch(t testing.TB, dctx dbos.Context) {
 
 // testContext is the test's context, bounded.
 func testContext(t testing.TB, d time.Duration) context.Context {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	t.Cleanup(cancel)
 	return ctx

@@ -182,8 +182,9 @@ func take(ctx context.Context, slots chan struct{}) (release func()) {
 // engine's steps — that is the same in every execution of the call and different for every
 // other call: the run's workflow ID and the step's number. A tool with effects outside the
 // process (a payment, an e-mail) passes it on (an Idempotency-Key header, a unique column), so
-// that the call run again after a crash does not do its work twice. It returns false outside a
-// step of a durable run.
+// that the call run again after a crash does not do its work twice. A fork of the run
+// (dbos.ForkWorkflow) is another run, with keys of its own. It returns false outside a step of a
+// durable run.
 func (e *Engine) IdempotencyKey(ctx context.Context) (string, bool) {
 	if ctx.Value(stepKey{}) == nil {
 		return "", false
