@@ -414,3 +414,59 @@ func TestATimeoutCancelsTheRun(t *testing.T) {
 		t.Errorf("the run took %v to be cancelled", d)
 	}
 }
+
+// TestInAWorkflowOfTheProgramsOwn: an assistant given the engine's middleware and run by a
+// workflow of the program's own is durable there too, its steps the workflow's; run inside a
+// step of such a workflow, it is part of that step.
+func TestInAWorkflowOfTheProgramsOwn(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t, time.Minute)
+	want, err := (&world{}).supervisor().Run(ctx, assistant.Input{Prompt: question1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dctx := newDBOS(t, dbos.Config{})
+	eng, err := durable.New(dctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &world{eng: eng}
+	sup := w.supervisor(assistant.WithMiddleware(eng.Middleware()))
+	report := func(ctx dbos.Context, inStep bool) (string, error) {
+		if !inStep {
+			res, err := sup.Run(ctx, assistant.Input{Prompt: question1})
+			if err != nil {
+				return "", err
+			}
+			return res.Text, nil
+		}
+		return dbos.RunAsStep(ctx, func(ctx context.Context) (string, error) {
+			res, err := sup.Run(ctx, assistant.Input{Prompt: question1})
+			if err != nil {
+				return "", err
+			}
+			return res.Text, nil
+		}, dbos.WithStepName("report"))
+	}
+	dbos.RegisterWorkflow(dctx, report, dbos.WithWorkflowName("report"))
+	launch(t, dctx)
+	for _, tc := range []struct {
+		inStep bool
+		steps  []string
+	}{
+		{false, wantSteps},
+		{true, []string{"report"}},
+	} {
+		h, err := dbos.RunWorkflow(dctx, report, tc.inStep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := h.GetResult()
+		if err != nil || got != want.Text {
+			t.Errorf("in a step %v: %q, %v; want %q", tc.inStep, got, err, want.Text)
+		}
+		if d := cmp.Diff(tc.steps, stepNames(t, dctx, h.GetWorkflowID())); d != "" {
+			t.Errorf("in a step %v: steps (-want +got):\n%s", tc.inStep, d)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package durable
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -126,6 +127,7 @@ func (e *Engine) toolTurnHook(ctx context.Context, turn *assistant.ToolTurn, nex
 		slots = make(chan struct{}, e.maxParallel)
 	}
 	var err error
+	started := false
 	for k, c := range turn.Calls {
 		if c.Delegated {
 			continue
@@ -135,10 +137,16 @@ func (e *Engine) toolTurnHook(ctx context.Context, turn *assistant.ToolTurn, nex
 			defer take(ctx, slots)()
 			return turn.Call(inStep(ctx), k), nil
 		}, dbos.WithStepName(name))
+		if de := (*dbos.Error)(nil); !started && errors.As(err, &de) && de.Code == dbos.ErrorCodeStepExecution {
+			// The run runs inside a step of a workflow of the program's own, where DBOS starts
+			// no step: the run is part of that step.
+			return next(ctx, turn)
+		}
 		if err != nil {
 			err = fmt.Errorf("durable: step %s: %w", name, err)
 			break
 		}
+		started = true
 	}
 	if err == nil {
 		for k, c := range turn.Calls {
