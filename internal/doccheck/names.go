@@ -20,6 +20,7 @@ func packages() map[string]string {
 		"callback":      cadre + "callback",
 		"chat":          cadre + "chat",
 		"chattest":      cadre + "chat/chattest",
+		"durable":       cadre + "durable",
 		"redisstore":    cadre + "chat/redisstore",
 		"sqlitestore":   cadre + "chat/sqlitestore",
 		"postgresstore": cadre + "chat/postgresstore",
@@ -50,6 +51,7 @@ func packages() map[string]string {
 		"pgxpool":   "github.com/jackc/pgx/v5/pgxpool",
 		"cmp":       "github.com/google/go-cmp/cmp",
 		"goleak":    "go.uber.org/goleak",
+		"dbos":      "github.com/dbos-inc/dbos-transact-golang/dbos",
 
 		"otel":          "go.opentelemetry.io/otel",
 		"trace":         "go.opentelemetry.io/otel/trace",

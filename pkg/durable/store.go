@@ -1,0 +1,135 @@
+package durable
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/cadrehq/cadre/pkg/chat"
+	"github.com/dbos-inc/dbos-transact-golang/dbos"
+	"github.com/tmc/langchaingo/llms"
+)
+
+// Store returns a chat store that keeps chats in s, and makes the calls a durable run makes to
+// it steps of the run's workflow, so that a replayed run does not load, append or take a state
+// again: give it to assistant.WithStore in place of s for the assistants the engine runs, and
+// give a run its chat with Input.Chat. Outside a durable run it is s.
+//
+// A run that ends because its workflow is stopped — its process shutting down, or DBOS
+// cancelling it — does not append its messages: the run's next execution does, once. A paused
+// state is taken from the chat by a continuation in two steps, a read then a removal, so that a
+// continuation taken up after a crash between the two still finds the state it read: Resume
+// runs in chats kept this way with Engine.Resume, whose continuations start once, rather than
+// with assistant.Assistant.Resume.
+func (e *Engine) Store(s chat.Store) chat.Store { return &store{e: e, s: s} }
+
+type store struct {
+	e *Engine
+	s chat.Store
+}
+
+// wireChat is a chat call's outcome, as its step records it.
+type wireChat struct {
+	Messages json.RawMessage `json:"messages,omitempty"` // chat.MarshalMessages
+	State    []byte          `json:"state,omitempty"`
+	Err      *wireError      `json:"err,omitempty"`
+}
+
+// durable reports whether a call with ctx is a durable run's, to be made a step.
+func (st *store) durable(ctx context.Context) bool {
+	return ctx.Value(stepKey{}) == nil && st.e.inWorkflow(ctx)
+}
+
+// step runs f as the step name of the run of ctx, and returns what it recorded.
+func (st *store) step(ctx context.Context, name string, f func(ctx context.Context) wireChat) (wireChat, error) {
+	w, err := dbos.RunAsStep(dbos.From(st.e.root, ctx), func(ctx context.Context) (wireChat, error) {
+		return f(inStep(ctx)), nil
+	}, dbos.WithStepName(name))
+	if err != nil {
+		return wireChat{}, err
+	}
+	if w.Err != nil {
+		return w, w.Err.rebuild()
+	}
+	return w, nil
+}
+
+func (st *store) Load(ctx context.Context, id chat.ID) ([]llms.MessageContent, error) {
+	if !st.durable(ctx) {
+		return st.s.Load(ctx, id)
+	}
+	w, err := st.step(ctx, "chat/load", func(ctx context.Context) wireChat {
+		msgs, err := st.s.Load(ctx, id)
+		if err != nil {
+			return wireChat{Err: recordError(err)}
+		}
+		b, err := chat.MarshalMessages(msgs)
+		return wireChat{Messages: b, Err: recordError(err)}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return chat.UnmarshalMessages(w.Messages)
+}
+
+func (st *store) Append(ctx context.Context, id chat.ID, msgs []llms.MessageContent) error {
+	if !st.durable(ctx) {
+		return st.s.Append(ctx, id, msgs)
+	}
+	if s, _ := ctx.Value(scopeKey{}).(*scope); s != nil && s.run.Err() != nil {
+		// The workflow was stopped (the run appends with a context that is never done): the
+		// append would not be recorded, and the next execution would append again.
+		return nil
+	}
+	_, err := st.step(ctx, "chat/append", func(ctx context.Context) wireChat {
+		return wireChat{Err: recordError(st.s.Append(ctx, id, msgs))}
+	})
+	return err
+}
+
+func (st *store) State(ctx context.Context, id chat.ID) ([]byte, error) {
+	if !st.durable(ctx) {
+		return st.s.State(ctx, id)
+	}
+	return st.state(ctx, id, "chat/state")
+}
+
+func (st *store) state(ctx context.Context, id chat.ID, name string) ([]byte, error) {
+	w, err := st.step(ctx, name, func(ctx context.Context) wireChat {
+		state, err := st.s.State(ctx, id)
+		return wireChat{State: state, Err: recordError(err)}
+	})
+	return w.State, err
+}
+
+func (st *store) SetState(ctx context.Context, id chat.ID, state []byte) error {
+	if !st.durable(ctx) {
+		return st.s.SetState(ctx, id, state)
+	}
+	_, err := st.step(ctx, "chat/set_state", func(ctx context.Context) wireChat {
+		return wireChat{Err: recordError(st.s.SetState(ctx, id, state))}
+	})
+	return err
+}
+
+// TakeState, in a durable run, reads the state and then removes it, each a step: taking it
+// whole in one step would, in an execution that died before recording it, leave the next
+// execution nothing to take.
+func (st *store) TakeState(ctx context.Context, id chat.ID) ([]byte, error) {
+	if !st.durable(ctx) {
+		return st.s.TakeState(ctx, id)
+	}
+	state, err := st.state(ctx, id, "chat/take_state")
+	if err != nil || len(state) == 0 {
+		return state, err
+	}
+	_, err = st.step(ctx, "chat/remove_state", func(ctx context.Context) wireChat {
+		return wireChat{Err: recordError(st.s.SetState(ctx, id, nil))}
+	})
+	return state, err
+}
+
+func (st *store) List(ctx context.Context, tenant string) ([]chat.Info, error) {
+	return st.s.List(ctx, tenant)
+}
+
+func (st *store) Delete(ctx context.Context, id chat.ID) error { return st.s.Delete(ctx, id) }
