@@ -13,6 +13,13 @@
 // the caller's: the bridge adds to it and wraps nothing, so the caller picks the transport
 // (stdio, streamable HTTP) and the server's options.
 //
+// A served run reports its progress to a client that asks for it with a progress token:
+// notifications/progress, one per step of the run and of the runs it delegates to, such as
+// "supervisor: running researcher" (AddPrompt does it for any agent; a tool reports through
+// [Reporting], which wraps the assistant given to assistant.AsTool). A served run stops, with
+// every run it delegated to, when its client cancels the request (notifications/cancelled) or
+// goes away (the end of stdin, a closed HTTP connection): mcp-go ends the request's context.
+//
 // The bridge does not rely on the server's options to stay safe: it checks every tool call's
 // arguments against the tool's schema itself and answers a mismatch with an isError result
 // naming the fields; it answers a tool's error with an isError result; and it recovers a panic

@@ -32,6 +32,14 @@ const (
 // chat the request's context carries. A chat_id longer than 256 bytes or holding a NUL byte,
 // and a caller that WithIdentity's function cannot identify, fail the get before a is run.
 //
+// A get whose _meta carries a progress token gets notifications/progress as a runs: one per
+// step of its run and of the runs it delegates to, with the step as the message ("planner:
+// running forecast", in the form of callback.NewProgress) and the number of steps so far as the
+// progress; the first ten at once, then at most ten a second. The run gets the callback handler
+// that sends them through its Input.Options, for that get alone. A get without a token sends
+// none. a runs under the request's context, which ends when the client cancels the get
+// (notifications/cancelled) or goes away: the run stops then, with every run it delegated to.
+//
 // A get without input, or with an argument the prompt does not have, fails with an error that
 // says what to give. A failed run fails the get with the run's error; a panic in a is recovered
 // and fails the get with an error that says only that an internal error happened (see
@@ -64,7 +72,7 @@ func AddPrompt(s *server.MCPServer, a assistant.Agent, opts ...Option) error {
 		mcp.WithArgument(argChatID,
 			mcp.ArgumentDescription("The id of a conversation to continue: gets with the same chat_id are one conversation, when the server keeps chats. Leave it out for a one-off question.")),
 	)
-	h := &promptHandler{config: cfg, agent: a}
+	h := &promptHandler{config: cfg, srv: s, agent: a}
 	return register("prompt", cfg.name, func() { s.AddPrompt(p, h.handle) })
 }
 
@@ -85,6 +93,7 @@ func validPromptName(name string) error {
 
 type promptHandler struct {
 	config
+	srv   *server.MCPServer
 	agent assistant.Agent
 }
 
@@ -104,7 +113,8 @@ func (h *promptHandler) handle(ctx context.Context, req mcp.GetPromptRequest) (r
 		h.report(ctx, err)
 		return nil, err
 	}
-	resp, err := h.agent.Call(runCtx, assistant.Input{Prompt: input})
+	progress := newProgress(ctx, h.srv, req.Params.Meta)
+	resp, err := h.agent.Call(runCtx, assistant.Input{Prompt: input, Options: progress.options()})
 	if err == nil && resp == nil {
 		err = errors.New("the agent returned no response")
 	}

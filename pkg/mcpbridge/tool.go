@@ -28,6 +28,11 @@ import (
 //
 // This does not depend on any option of s: the bridge checks and recovers by itself.
 //
+// t is called with the request's context, which ends when the client cancels the call
+// (notifications/cancelled) or goes away: an assistant's run stops then, with every run it
+// delegated to. A call whose _meta carries a progress token has an assistant served with
+// Reporting send the client notifications/progress as it works (see Reporting).
+//
 // AddTool returns an error, and registers nothing, when s or t is nil, when the name is not a
 // valid tool name (see tool.ValidName), when s already has a tool of that name, or when a
 // schema is not a valid JSON Schema of an object. It is meant for setting a server up; t is
@@ -46,7 +51,7 @@ func AddTool(s *server.MCPServer, t tool.Tool, opts ...Option) error {
 	if s.GetTool(cfg.name) != nil {
 		return fmt.Errorf("mcpbridge.AddTool: the server already has a tool named %q: register this one under another name with WithName", cfg.name)
 	}
-	h := &toolHandler{config: cfg, tool: t}
+	h := &toolHandler{config: cfg, srv: s, tool: t}
 	def := mcp.Tool{Name: cfg.name, Title: cfg.title, Description: cfg.description}
 	var err error
 	if h.args, def.RawInputSchema, err = objectSchema(t.Schema()); err != nil {
@@ -78,6 +83,7 @@ func objectSchema(doc json.RawMessage) (*schema.Schema, json.RawMessage, error) 
 
 type toolHandler struct {
 	config
+	srv    *server.MCPServer
 	tool   tool.Tool
 	args   *schema.Schema
 	output *schema.Schema // nil unless the tool is a tool.Typed
@@ -96,6 +102,9 @@ func (h *toolHandler) handle(ctx context.Context, req mcp.CallToolRequest) (res 
 	}
 	if err != nil {
 		return h.fail(ctx, fmt.Errorf("%w for tool %q (see its input schema):\n%v", tool.ErrInvalidArgs, h.name, err)), nil
+	}
+	if p := newProgress(ctx, h.srv, req.Params.Meta); p != nil {
+		ctx = withProgress(ctx, p) // for a Reporting run to report to
 	}
 	out, err := h.tool.Call(ctx, args)
 	if err != nil {
