@@ -159,12 +159,19 @@ func overStdio(t *testing.T, s *server.MCPServer) (c *client.Client, end func())
 // initialize starts and initializes c, and closes it when the test ends.
 func initialize(t *testing.T, c *client.Client) *client.Client {
 	t.Helper()
+	return initializeAt(t, c, "")
+}
+
+// initializeAt is initialize asking for the protocol version (mcp-go's choice for "").
+func initializeAt(t *testing.T, c *client.Client, version string) *client.Client {
+	t.Helper()
 	t.Cleanup(func() { _ = c.Close() })
 	ctx := testContext(t)
 	if err := c.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
 	var init mcp.InitializeRequest
+	init.Params.ProtocolVersion = version
 	init.Params.ClientInfo = mcp.Implementation{Name: "mcpbridge-test", Version: "1.0.0"}
 	if _, err := c.Initialize(ctx, init); err != nil {
 		t.Fatal(err)
