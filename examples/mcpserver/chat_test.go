@@ -98,7 +98,7 @@ func TestChatsOverHTTPStayWithTheirCaller(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := newServer("", &chatStores{}, io.Discard, nil)
+	s, err := newServer(settings{}, &chatStores{}, io.Discard, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

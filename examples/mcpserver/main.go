@@ -1,7 +1,7 @@
-// Command mcpserver serves two assistants over the Model Context Protocol: "planner", which
-// answers with a typed trip plan, and "guide", which answers in prose. Each is a prompt; their
-// tools (forecast, phrasebook) and the assistants wrapped as tools (plan_trip, ask_guide) are
-// tools. forecast and plan_trip are typed: they return structured content. The planner has a
+// Command mcpserver serves three assistants over the Model Context Protocol: "planner", which
+// answers with a typed trip plan, "guide", which answers in prose, and "concierge", which
+// delegates to both. Each is a prompt; their tools (forecast, phrasebook) and the assistants
+// wrapped as tools (plan_trip, ask_guide, ask_concierge) are tools. forecast and plan_trip are typed: they return structured content. The planner has a
 // skill, packing-list (skills/packing-list, bundled in the binary with embed.FS), which the
 // server serves as resources too: skill://packing-list/SKILL.md and
 // skill://packing-list/references/clothing.md, for a client to read.
@@ -16,8 +16,8 @@
 //
 // It runs offline by default: test models play the models' part, so it needs no key, and it
 // says so on the first line of stderr (stdout carries the stdio protocol). With -config it
-// uses the models that llm.yaml gives the assistants "planner" and "guide" (or the default
-// one):
+// uses the models that llm.yaml gives the assistants "planner", "guide" and "concierge" (or the
+// default one):
 //
 //	go run ./examples/mcpserver -config llm.yaml
 //
@@ -37,6 +37,14 @@
 // Over HTTP a chat belongs to the tenant and the user that the request's X-Tenant and X-User
 // headers name; over stdio to tenant "" and user "". The server trusts those headers: keep it
 // on 127.0.0.1, or behind a proxy that authenticates callers and sets them.
+//
+// A client that gives a progress token (in a request's _meta) receives the progress of the run
+// it asked for, as notifications/progress: "concierge: running plan_trip", "planner: started,
+// for concierge", .... A client that cancels a request (notifications/cancelled), or goes
+// away, stops its run and the runs it delegated to. Offline, the models answer at once; with
+// -latency each answer takes that long, to watch the progress or cancel a run:
+//
+//	go run ./examples/mcpserver -http 127.0.0.1:8080 -latency 2s
 //
 // docs/mcp.md shows how to connect a client; docs/conversations.md explains chats;
 // docs/skills.md explains skills.
@@ -73,6 +81,8 @@ type settings struct {
 	http   string // the address to serve streamable HTTP on; "" for stdio
 	redis  string // the address of the Redis to keep chats in; "" for memory
 	otel   bool   // trace the runs, the spans going to stderr or to the collector the environment names
+
+	latency time.Duration // how long each answer of the offline models takes
 }
 
 func main() {
@@ -81,6 +91,7 @@ func main() {
 	flag.StringVar(&set.http, "http", "", "serve streamable HTTP on this address, e.g. 127.0.0.1:8080, at /mcp (default: stdio)")
 	flag.StringVar(&set.redis, "redis", "", "keep chats in the Redis at this host:port, shared with every server given the same (default: in memory)")
 	flag.BoolVar(&set.otel, "otel", false, exampleotel.Usage)
+	flag.DurationVar(&set.latency, "latency", 0, "how long each answer of the offline models takes, e.g. 2s, to watch a run's progress or cancel it (default: at once)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -108,7 +119,7 @@ func run(ctx context.Context, set settings, stdin io.Reader, stdout, stderr io.W
 		return err
 	}
 	defer func() { err = errors.Join(err, tracing.Shutdown(ctx)) }()
-	s, err := newServer(set.config, chats, stderr, tracing.Option())
+	s, err := newServer(set, chats, stderr, tracing.Option())
 	if err != nil {
 		return err
 	}
@@ -146,8 +157,8 @@ func loadSkills(stderr io.Writer) ([]*skill.Skill, error) {
 // wrapped as tools as tools, the planner's skills as resources. It says which models it uses,
 // the progress of every run, and every failed request on stderr. tracing, when not nil, traces
 // the runs.
-func newServer(config string, chats *chatStores, stderr io.Writer, tracing assistant.Option) (*server.MCPServer, error) {
-	models, err := chooseModels(config, stderr)
+func newServer(set settings, chats *chatStores, stderr io.Writer, tracing assistant.Option) (*server.MCPServer, error) {
+	models, err := chooseModels(set, stderr)
 	if err != nil {
 		return nil, err
 	}
@@ -157,20 +168,25 @@ func newServer(config string, chats *chatStores, stderr io.Writer, tracing assis
 	}
 	// One progress handler for all runs, so that its count of tokens is the server's.
 	watch := assistant.Options(assistant.WithCallback(callback.NewProgress(stderr)), tracing)
-	planner := newPlanner(models.planner, chats.of("planner"), watch, skills)
-	guide := newGuide(models.guide, chats.of("guide"), watch)
+	plannerChats, guideChats := chats.of("planner"), chats.of("guide")
+	planner := newPlanner(models.planner, plannerChats, watch, skills)
+	guide := newGuide(models.guide, guideChats, watch)
+	concierge := newConcierge(models.concierge, chats.of("concierge"), watch,
+		newPlanner(models.planner, plannerChats, assistant.Options(), skills), newGuide(models.guide, guideChats, assistant.Options()))
 
 	s := server.NewMCPServer("cadre-mcpserver", "1.0.0",
-		server.WithInstructions("Trip planning: the planner prompt and plan_trip tool plan a trip; the guide prompt and ask_guide tool answer questions about a city. Give the prompts a chat_id to continue a conversation. The skill:// resources are the planner's skills (Agent Skills): SKILL.md and the files it points to."))
+		server.WithInstructions("Trip planning: the planner prompt and plan_trip tool plan a trip; the guide prompt and ask_guide tool answer questions about a city; the concierge prompt and ask_concierge tool ask both and sum up. Give the prompts a chat_id to continue a conversation. The skill:// resources are the planner's skills (Agent Skills): SKILL.md and the files it points to."))
 	logged := mcpbridge.WithErrorHandler(logTo(stderr))
-	for _, a := range []assistant.Agent{planner, guide} {
+	for _, a := range []assistant.Agent{planner, guide, concierge} {
 		if err := mcpbridge.AddPrompt(s, a, logged, mcpbridge.WithIdentity(callerOf)); err != nil {
 			return nil, err
 		}
 	}
+	// Reporting: a client that gives a progress token follows the run of the tool it called.
 	tools := append(travelTools(),
-		assistant.AsTool[TripRequest](planner, assistant.ToolName("plan_trip")),
-		assistant.AsTool[string](guide, assistant.ToolName("ask_guide")),
+		assistant.AsTool[TripRequest](mcpbridge.Reporting(planner), assistant.ToolName("plan_trip")),
+		assistant.AsTool[string](mcpbridge.Reporting(guide), assistant.ToolName("ask_guide")),
+		assistant.AsTool[string](mcpbridge.Reporting(concierge), assistant.ToolName("ask_concierge")),
 	)
 	for _, t := range tools {
 		if err := mcpbridge.AddTool(s, t, logged); err != nil {
@@ -184,23 +200,25 @@ func newServer(config string, chats *chatStores, stderr io.Writer, tracing assis
 }
 
 // assistantModels holds the model option of each assistant.
-type assistantModels struct{ planner, guide assistant.Option }
+type assistantModels struct{ planner, guide, concierge assistant.Option }
 
-// chooseModels returns the offline models, or the models of the llm.yaml at config.
-func chooseModels(config string, stderr io.Writer) (assistantModels, error) {
-	if config == "" {
+// chooseModels returns the offline models, answering after set.latency, or the models of the
+// llm.yaml set.config names.
+func chooseModels(set settings, stderr io.Writer) (assistantModels, error) {
+	if set.config == "" {
 		fmt.Fprintln(stderr, "mcpserver: offline, with test models that play the models' part (no API key needed); give -config llm.yaml for real models")
 		return assistantModels{
-			planner: assistant.WithModel(offlinePlanner()),
-			guide:   assistant.WithModel(offlineGuide()),
+			planner:   assistant.WithModel(offlinePlanner(set.latency)),
+			guide:     assistant.WithModel(offlineGuide(set.latency)),
+			concierge: assistant.WithModel(offlineConcierge(set.latency)),
 		}, nil
 	}
-	f, err := llmfactory.Load(config)
+	f, err := llmfactory.Load(set.config)
 	if err != nil {
 		return assistantModels{}, err
 	}
-	fmt.Fprintln(stderr, "mcpserver: with the models of", config)
-	return assistantModels{planner: assistant.WithModels(f), guide: assistant.WithModels(f)}, nil
+	fmt.Fprintln(stderr, "mcpserver: with the models of", set.config)
+	return assistantModels{planner: assistant.WithModels(f), guide: assistant.WithModels(f), concierge: assistant.WithModels(f)}, nil
 }
 
 // logTo returns an error handler that logs each failed prompt or tool call to w: the client

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -56,7 +57,13 @@ func inProcess(t *testing.T, config string) *client.Client {
 // inProcessTo is inProcess with the server's stderr going to stderr.
 func inProcessTo(t *testing.T, config string, stderr io.Writer) *client.Client {
 	t.Helper()
-	s, err := newServer(config, &chatStores{}, stderr, nil)
+	return inProcessWith(t, settings{config: config}, stderr)
+}
+
+// inProcessWith is inProcessTo with the command line's settings.
+func inProcessWith(t *testing.T, set settings, stderr io.Writer) *client.Client {
+	t.Helper()
+	s, err := newServer(set, &chatStores{}, stderr, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +124,7 @@ func exercise(t *testing.T, c *client.Client) {
 		names = append(names, p.Name)
 	}
 	slices.Sort(names)
-	if diff := cmp.Diff([]string{"guide", "planner"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"concierge", "guide", "planner"}, names); diff != "" {
 		t.Errorf("prompts (-want +got):\n%s", diff)
 	}
 	tools, err := c.ListTools(ctx, mcp.ListToolsRequest{})
@@ -128,7 +135,7 @@ func exercise(t *testing.T, c *client.Client) {
 	for _, tl := range tools.Tools {
 		typed[tl.Name] = tl.OutputSchema.Type == "object"
 	}
-	want := map[string]bool{"forecast": true, "plan_trip": true, "phrasebook": false, "ask_guide": false}
+	want := map[string]bool{"forecast": true, "plan_trip": true, "phrasebook": false, "ask_guide": false, "ask_concierge": false}
 	if diff := cmp.Diff(want, typed); diff != "" {
 		t.Errorf("tools, typed or not (-want +got):\n%s", diff)
 	}
@@ -159,6 +166,13 @@ func exercise(t *testing.T, c *client.Client) {
 	if res := callTool(t, c, "ask_guide", `{"input":"Hello from Rome?"}`); res.IsError || !strings.Contains(text(res), "grazie") {
 		t.Errorf("ask_guide: %q", text(res))
 	}
+	// The concierge delegates to the planner and the guide, and sums up their answers.
+	if _, answer := getPrompt(t, c, "concierge", "Prepare 2 days in Lisbon."); answer != lisbonConcierge {
+		t.Errorf("concierge answered %q, want %q", answer, lisbonConcierge)
+	}
+	if res := callTool(t, c, "ask_concierge", `{"input":"Prepare 2 days in Lisbon."}`); res.IsError || text(res) != lisbonConcierge {
+		t.Errorf("ask_concierge: %q, want %q", text(res), lisbonConcierge)
+	}
 	if res := callTool(t, c, "forecast", `{"town":"Oslo"}`); !res.IsError || !strings.Contains(text(res), `missing required property "city"`) {
 		t.Errorf("bad arguments: isError %v, %q", res.IsError, text(res))
 	}
@@ -166,6 +180,10 @@ func exercise(t *testing.T, c *client.Client) {
 		t.Errorf("tool error: isError %v, %q", res.IsError, text(res))
 	}
 }
+
+// lisbonConcierge is the offline concierge's answer to "Prepare 2 days in Lisbon.": the
+// planner's advice and packing list, and the guide's phrases.
+const lisbonConcierge = "Your 2 days in Lisbon: Expect sunny spells, light wind, 4 to 10 °C: the weather is for walking, so see the city on foot. Pack: warm jacket, comfortable shoes, clothes for 2 days. Lisbon is best seen on foot: start early, and take the side streets. In Lisbon they speak Portuguese: Olá (hello), por favor (please), obrigado/obrigada (thank you)."
 
 // exerciseSkillResources checks, through c, the planner's skill served as resources: the
 // resources are its SKILL.md and its one file, and reading them gives the files as they are in
@@ -304,7 +322,8 @@ func TestStdio(t *testing.T) {
 		t.Errorf("the first line of stderr does not say the server is offline: %q", stderr)
 	}
 	// The progress of the runs, on stderr too: stdout is the protocol's.
-	for _, line := range []string{"planner: started", "planner: running forecast", "guide: running phrasebook", "planner: done"} {
+	for _, line := range []string{"planner: started", "planner: running forecast", "guide: running phrasebook", "planner: done",
+		"concierge: running plan_trip", "  planner: started, for concierge", "  guide: running phrasebook", "concierge: done"} {
 		if !strings.Contains(stderr, "\n"+line+"\n") {
 			t.Errorf("stderr has no progress line %q:\n%s", line, stderr)
 		}
@@ -352,14 +371,52 @@ func stdioSession(t *testing.T, set settings) string {
 
 // lockedBuffer keeps what the server writes to stderr, from any goroutine.
 type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
+	mu    sync.Mutex
+	b     strings.Builder
+	wrote chan struct{} // closed and replaced at each write; nil until waitFor makes it
 }
 
 func (l *lockedBuffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.wrote != nil {
+		close(l.wrote)
+		l.wrote = make(chan struct{})
+	}
 	return l.b.Write(p)
+}
+
+// waitFor waits until a line of the buffer holds each of parts.
+func (l *lockedBuffer) waitFor(t *testing.T, parts ...string) {
+	t.Helper()
+	ctx := testContext(t)
+	for {
+		l.mu.Lock()
+		if l.wrote == nil {
+			l.wrote = make(chan struct{})
+		}
+		text, wrote := l.b.String(), l.wrote
+		l.mu.Unlock()
+		for line := range strings.Lines(text) {
+			if containsAll(line, parts) {
+				return
+			}
+		}
+		select {
+		case <-wrote:
+		case <-ctx.Done():
+			t.Fatalf("no line with %q in:\n%s", parts, text)
+		}
+	}
+}
+
+func containsAll(s string, parts []string) bool {
+	for _, p := range parts {
+		if !strings.Contains(s, p) {
+			return false
+		}
+	}
+	return true
 }
 
 func (l *lockedBuffer) String() string {
@@ -374,7 +431,7 @@ func TestHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := newServer("", &chatStores{}, io.Discard, nil)
+	s, err := newServer(settings{}, &chatStores{}, io.Discard, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -440,5 +497,84 @@ func TestBadConfig(t *testing.T) {
 	err := run(context.Background(), settings{config: filepath.Join(t.TempDir(), "missing.yaml")}, strings.NewReader(""), io.Discard, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "missing.yaml") {
 		t.Errorf("error %v, want one naming the file", err)
+	}
+}
+
+// progressOf collects the messages of the progress notifications that c receives.
+type progressOf struct {
+	mu       sync.Mutex
+	messages []string
+	more     chan struct{} // closed and replaced at each notification
+}
+
+func listenProgress(c *client.Client) *progressOf {
+	p := &progressOf{more: make(chan struct{})}
+	c.OnNotification(func(n mcp.JSONRPCNotification) {
+		if n.Method != string(mcp.MethodNotificationProgress) {
+			return
+		}
+		m, _ := n.Params.AdditionalFields["message"].(string)
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.messages = append(p.messages, m)
+		close(p.more)
+		p.more = make(chan struct{})
+	})
+	return p
+}
+
+// waitFor waits for a progress message.
+func (p *progressOf) waitFor(t *testing.T, message string) {
+	t.Helper()
+	ctx := testContext(t)
+	for {
+		p.mu.Lock()
+		found, more := slices.Contains(p.messages, message), p.more
+		p.mu.Unlock()
+		if found {
+			return
+		}
+		select {
+		case <-more:
+		case <-ctx.Done():
+			t.Fatalf("no progress message %q among %q", message, p.messages)
+		}
+	}
+}
+
+// A call of ask_concierge with a progress token receives the steps of the concierge's run and
+// of the runs it delegates to, as they happen; cancelling it ends them all, and the server
+// goes on.
+func TestConciergeProgressAndCancel(t *testing.T) {
+	t.Parallel()
+	var stderr lockedBuffer
+	c := inProcessWith(t, settings{latency: 500 * time.Millisecond}, &stderr)
+	progress := listenProgress(c)
+	ctx, cancel := context.WithCancel(testContext(t))
+	defer cancel()
+	errc := make(chan error, 1)
+	go func() {
+		var req mcp.CallToolRequest
+		req.Params.Name = "ask_concierge"
+		req.Params.Arguments = map[string]any{"input": "Prepare 2 days in Lisbon."}
+		req.Params.Meta = &mcp.Meta{ProgressToken: "trip"}
+		res, err := c.CallTool(ctx, req)
+		if err == nil && res.IsError {
+			err = errors.New(text(res)) // the in-process client hands back what the server answered
+		}
+		errc <- err
+	}()
+	for _, m := range []string{"concierge: started", "concierge: running plan_trip", "planner: started, for concierge"} {
+		progress.waitFor(t, m)
+	}
+	cancel() // while the planner waits for its model
+	if err := <-errc; err == nil || !strings.Contains(err.Error(), "context canceled") {
+		t.Errorf("the cancelled call returned %v", err)
+	}
+	for _, name := range []string{"planner", "guide", "concierge"} {
+		stderr.waitFor(t, name+": failed: ", "context canceled")
+	}
+	if res := callTool(t, c, "forecast", `{"city":"Oslo"}`); res.IsError {
+		t.Errorf("after the cancel, forecast: %s", text(res))
 	}
 }

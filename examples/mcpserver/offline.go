@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/cadrehq/cadre/pkg/llmtest"
@@ -18,10 +19,12 @@ import (
 // they call the assistant's tool for the city the user names, then they answer from the
 // tool's result. They keep no record of the requests, so a long-running server does not grow.
 // In a chat, their answer ends by saying how many of the user's earlier questions the request
-// held as history: "(I remember 1 earlier question.)".
+// held as history: "(I remember 1 earlier question.)". The concierge's model delegates: it
+// calls plan_trip and ask_guide at once, then sums up their answers. Each reply takes the
+// latency given (-latency), none by default.
 
-func offlinePlanner() llms.Model {
-	return llmtest.NewFunc(func(_ context.Context, req llmtest.Request) llmtest.Reply {
+func offlinePlanner(latency time.Duration) llms.Model {
+	return llmtest.NewFunc(thinking(latency, func(_ context.Context, req llmtest.Request) llmtest.Reply {
 		trip := tripOf(userTurn(req))
 		result, ok := toolResult(req)
 		if !ok {
@@ -39,18 +42,50 @@ func offlinePlanner() llms.Model {
 			Advice: fmt.Sprintf("Expect %s, %d to %d °C: %s.", f.Summary, f.LowC, f.HighC, tip) + remembered(req)}
 		b, _ := json.Marshal(plan)
 		return llmtest.Text(string(b))
-	}).NoRecord()
+	})).NoRecord()
 }
 
-func offlineGuide() llms.Model {
-	return llmtest.NewFunc(func(_ context.Context, req llmtest.Request) llmtest.Reply {
+func offlineGuide(latency time.Duration) llms.Model {
+	return llmtest.NewFunc(thinking(latency, func(_ context.Context, req llmtest.Request) llmtest.Reply {
 		city := cityIn(userTurn(req))
 		result, ok := toolResult(req)
 		if !ok {
 			return llmtest.Calls(llmtest.Call("phrasebook", fmt.Sprintf(`{"city":%q}`, city)))
 		}
 		return llmtest.Text(fmt.Sprintf("%s is best seen on foot: start early, and take the side streets. %s", city, result) + remembered(req))
-	}).NoRecord()
+	})).NoRecord()
+}
+
+// offlineConcierge delegates: it asks the planner and the guide at once, then sums up their
+// answers.
+func offlineConcierge(latency time.Duration) llms.Model {
+	return llmtest.NewFunc(thinking(latency, func(_ context.Context, req llmtest.Request) llmtest.Reply {
+		trip := tripOf(userTurn(req))
+		results := toolResults(req)
+		if len(results) == 0 {
+			plan, _ := json.Marshal(trip)
+			return llmtest.Calls(
+				llmtest.Call("plan_trip", string(plan)),
+				llmtest.Call("ask_guide", fmt.Sprintf(`{"input":"What should I say in %s?"}`, trip.City)),
+			)
+		}
+		var p Plan
+		advice := "the planner could not plan it"
+		if json.Unmarshal([]byte(results["plan_trip"]), &p) == nil && p.Advice != "" {
+			advice = fmt.Sprintf("%s Pack: %s.", p.Advice, strings.Join(p.Pack, ", "))
+		}
+		return llmtest.Text(fmt.Sprintf("Your %d days in %s: %s %s", trip.Days, trip.City, advice, results["ask_guide"]) + remembered(req))
+	})).NoRecord()
+}
+
+// thinking has each reply of f take latency to come, as a real model's would: the offline
+// models answer at once by default, too fast to watch a run's progress or to cancel it.
+func thinking(latency time.Duration, f func(context.Context, llmtest.Request) llmtest.Reply) func(context.Context, llmtest.Request) llmtest.Reply {
+	return func(ctx context.Context, req llmtest.Request) llmtest.Reply {
+		r := f(ctx, req)
+		r.Latency = latency
+		return r
+	}
 }
 
 // packFor follows the rules of the planner's skill, skills/packing-list/SKILL.md. The offline
@@ -120,6 +155,23 @@ func toolResult(req llmtest.Request) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// toolResults returns the results of the tools called since the user's turn, by tool.
+func toolResults(req llmtest.Request) map[string]string {
+	results := map[string]string{}
+	for i := len(req.Messages) - 1; i >= 0; i-- {
+		m := req.Messages[i]
+		if m.Role == llms.ChatMessageTypeHuman {
+			break
+		}
+		for _, p := range m.Parts {
+			if r, ok := p.(llms.ToolCallResponse); ok {
+				results[r.Name] = r.Content
+			}
+		}
+	}
+	return results
 }
 
 var daysPattern = regexp.MustCompile(`(\d+)\s*(?:-\s*)?days?`)

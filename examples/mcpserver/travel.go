@@ -65,6 +65,21 @@ func newGuide(model assistant.Option, chats chat.Store, watch assistant.Option) 
 	)
 }
 
+// newConcierge builds the assistant that delegates: it has planner plan the trip (plan_trip)
+// and guide say what to say there (ask_guide), then answers with both. planner and guide are
+// its own, without watch: it gives them its handlers, which would otherwise see their runs
+// twice.
+func newConcierge(model assistant.Option, chats chat.Store, watch assistant.Option, planner *assistant.Assistant[Plan], guide *assistant.Assistant[string]) *assistant.Assistant[string] {
+	return assistant.New[string]("concierge", model, assistant.WithStore(chats), watch,
+		assistant.WithDescription("Prepares a trip to a city: has the planner plan it and the guide teach a few phrases, then sums up."),
+		assistant.WithInstructions("You prepare trips. Ask the planner (plan_trip) for the plan and the guide (ask_guide) for a few useful phrases in the city's language, at the same time, then sum both up in a few sentences."),
+		assistant.WithTools(
+			assistant.AsTool[TripRequest](planner, assistant.ToolName("plan_trip")),
+			assistant.AsTool[string](guide, assistant.ToolName("ask_guide")),
+		),
+	)
+}
+
 // travelTools are the assistants' tools, served as MCP tools too.
 func travelTools() []tool.Tool { return []tool.Tool{forecastTool(), phrasebookTool()} }
 
