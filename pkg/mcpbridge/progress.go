@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/cadrehq/cadre/pkg/assistant"
@@ -23,6 +24,10 @@ const (
 	progressEvery = 100 * time.Millisecond
 )
 
+// maxFlush bounds how long a request waits, once its run has ended, for its notifications to
+// leave the session's queue (see progress.flush).
+const maxFlush = 250 * time.Millisecond
+
 // progress sends a request's notifications/progress, one for each step of the runs it is
 // given to as a callback handler: the run served for the request and every run it delegates
 // to.
@@ -31,7 +36,8 @@ type progress struct {
 	srv   *server.MCPServer
 	token mcp.ProgressToken
 	limit *rate.Limiter
-	steps int              // written only by Write, which events calls under its lock
+	steps int              // written only by Write, which lines calls under its lock
+	sent  atomic.Bool      // a notification was queued
 	lines callback.Handler // callback.NewProgress writing to the progress: one line a step
 }
 
@@ -58,12 +64,48 @@ func (p *progress) Write(line []byte) (int, error) {
 	if p.ctx.Err() != nil || !p.limit.Allow() {
 		return len(line), nil
 	}
-	_ = p.srv.SendNotificationToClient(p.ctx, string(mcp.MethodNotificationProgress), map[string]any{
+	err := p.srv.SendNotificationToClient(p.ctx, string(mcp.MethodNotificationProgress), map[string]any{
 		"progressToken": p.token,
 		"progress":      p.steps,
 		"message":       strings.TrimSpace(string(line)),
 	})
+	if err == nil {
+		p.sent.Store(true)
+	}
 	return len(line), nil
+}
+
+// flush waits until the session's queue of notifications is empty, for at most maxFlush,
+// when the request queued any: call it when the run has ended, before the response. mcp-go
+// writes a session's notifications from a goroutine of their own (stdio) or from whichever of
+// the session's streams takes them (streamable HTTP), and the response from the request's:
+// without waiting, a quick run's response can overtake its notifications, which a client
+// then reports as progress for a request it no longer knows (the TypeScript SDK does). Once
+// the queue is empty they have all been taken to be written; one more tick gives the last of
+// them the time to be, which leaves only a narrow race.
+func (p *progress) flush() {
+	if p == nil || !p.sent.Load() || p.ctx.Err() != nil {
+		return
+	}
+	session := server.ClientSessionFromContext(p.ctx)
+	if session == nil {
+		return
+	}
+	queue := session.NotificationChannel()
+	deadline := time.NewTimer(maxFlush)
+	defer deadline.Stop()
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for empty := false; !empty; {
+		empty = len(queue) == 0 // then one more tick, for the last one taken to be written
+		select {
+		case <-tick.C:
+		case <-deadline.C:
+			return
+		case <-p.ctx.Done():
+			return
+		}
+	}
 }
 
 // options returns the run options that have a run report to p: none when p is nil.

@@ -1,8 +1,10 @@
 package mcpbridge_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"fmt"
 	"slices"
 	"strings"
@@ -16,6 +18,7 @@ import (
 	"github.com/cadrehq/cadre/pkg/tool"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 	"github.com/tmc/langchaingo/llms"
 )
 
@@ -334,4 +337,69 @@ func (flow) Call(context.Context, assistant.Input) (*assistant.Response, error) 
 }
 func (flow) Run(context.Context, assistant.Input) (*assistant.Result[string], error) {
 	return &assistant.Result[string]{Output: "flowed"}, nil
+}
+
+// Over stdio, a run's notifications are written before its response: mcp-go writes them from
+// a goroutine of their own, and a quick run's response would overtake them. Not parallel:
+// mcp-go's stdio server has one session per process.
+func TestProgressBeforeTheResponse(t *testing.T) {
+	s := newServer()
+	if err := mcpbridge.AddTool(s, assistant.AsTool[question](mcpbridge.Reporting[string](team(asIs)), assistant.ToolName("ask"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := mcpbridge.AddPrompt(s, team(asIs)); err != nil {
+		t.Fatal(err)
+	}
+	clientIn, serverOut := io.Pipe()
+	serverIn, clientOut := io.Pipe()
+	go func() {
+		_ = server.NewStdioServer(s).Listen(context.Background(), serverIn, serverOut)
+		serverOut.Close()
+	}()
+	send := func(lines ...string) {
+		go func() {
+			for _, line := range lines {
+				_, _ = io.WriteString(clientOut, line+"\n")
+			}
+		}()
+	}
+	send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	// Once initialized, the two requests at once; read until both have answered, then end the
+	// server's stdin and read what is left.
+	answered := map[float64]bool{}
+	before, after := map[float64]int{}, map[float64]int{}
+	sc := bufio.NewScanner(clientIn)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var msg struct {
+			ID     *float64 `json:"id"`
+			Method string   `json:"method"`
+			Params struct {
+				Token float64 `json:"progressToken"`
+			} `json:"params"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &msg); err != nil {
+			t.Fatalf("the server wrote %q: %v", sc.Text(), err)
+		}
+		switch {
+		case msg.Method == string(mcp.MethodNotificationProgress) && answered[msg.Params.Token]:
+			after[msg.Params.Token]++
+		case msg.Method == string(mcp.MethodNotificationProgress):
+			before[msg.Params.Token]++
+		case msg.ID != nil && *msg.ID == 0:
+			send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+				`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask","arguments":{"topic":"tides"},"_meta":{"progressToken":1}}}`,
+				`{"jsonrpc":"2.0","id":2,"method":"prompts/get","params":{"name":"supervisor","arguments":{"input":"Tides?"},"_meta":{"progressToken":2}}}`)
+		case msg.ID != nil:
+			answered[*msg.ID] = true
+			if len(answered) == 2 {
+				clientOut.Close()
+			}
+		}
+	}
+	for _, token := range []float64{1, 2} {
+		if !answered[token] || before[token] < 10 || after[token] > 0 {
+			t.Errorf("request %v: answered %v, %d notifications before the response, %d after; want 10 or more before, none after", token, answered[token], before[token], after[token])
+		}
+	}
 }

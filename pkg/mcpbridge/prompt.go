@@ -115,6 +115,7 @@ func (h *promptHandler) handle(ctx context.Context, req mcp.GetPromptRequest) (r
 	}
 	progress := newProgress(ctx, h.srv, req.Params.Meta)
 	resp, err := h.agent.Call(runCtx, assistant.Input{Prompt: input, Options: progress.options()})
+	progress.flush()
 	if err == nil && resp == nil {
 		err = errors.New("the agent returned no response")
 	}

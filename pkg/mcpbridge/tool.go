@@ -103,10 +103,12 @@ func (h *toolHandler) handle(ctx context.Context, req mcp.CallToolRequest) (res 
 	if err != nil {
 		return h.fail(ctx, fmt.Errorf("%w for tool %q (see its input schema):\n%v", tool.ErrInvalidArgs, h.name, err)), nil
 	}
-	if p := newProgress(ctx, h.srv, req.Params.Meta); p != nil {
-		ctx = withProgress(ctx, p) // for a Reporting run to report to
+	progress := newProgress(ctx, h.srv, req.Params.Meta)
+	if progress != nil {
+		ctx = withProgress(ctx, progress) // for a Reporting run to report to
 	}
 	out, err := h.tool.Call(ctx, args)
+	progress.flush()
 	if err != nil {
 		return h.fail(ctx, err), nil
 	}
