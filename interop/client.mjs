@@ -7,11 +7,15 @@
 //   [{"op":"listTools"}, {"op":"callTool","name":"forecast","arguments":{"city":"Oslo"}},
 //    {"op":"listResources"}, {"op":"readResource","uri":"skill://packing-list/SKILL.md"}]
 // (ops: listPrompts, listTools, getPrompt, callTool, listResources, readResource; name,
-// arguments and uri as the SDK's methods take them), runs them in order against the server,
-// and writes one JSON object to stdout:
-//   {"server": {...}, "steps": [{"op": ..., "ok": true, "result": ...} or {"op": ..., "ok": false, "error": "..."}]}
-// A step that fails does not stop the others. The exit code is 1 only when the client cannot
-// connect or the input is wrong.
+// arguments and uri as the SDK's methods take them; "progress": true on getPrompt or callTool
+// asks for progress notifications, with the SDK's onprogress), runs them in order against the
+// server, and writes one JSON object to stdout:
+//   {"server": {...}, "steps": [{"op": ..., "ok": true, "result": ..., "progress": [...]} or
+//    {"op": ..., "ok": false, "error": "..."}], "errors": ["..."]}
+// where progress holds the notifications the step received (progress, total, message), and
+// errors what the SDK reported beside the steps (client.onerror), such as a progress
+// notification for no request that asked for one. A step that fails does not stop the others.
+// The exit code is 1 only when the client cannot connect or the input is wrong.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -35,17 +39,20 @@ async function readStdin() {
   return steps;
 }
 
-async function runStep(client, step) {
+// runStep runs step; progress receives the step's progress notifications, when it asks for them.
+async function runStep(client, step, progress) {
+  // With onprogress, the SDK sends a progress token (the request's id) in _meta.
+  const options = step.progress ? { onprogress: (p) => progress.push(p) } : undefined;
   switch (step.op) {
     case "listPrompts":
       return client.listPrompts();
     case "listTools":
       return client.listTools();
     case "getPrompt":
-      return client.getPrompt({ name: step.name, arguments: step.arguments ?? {} });
+      return client.getPrompt({ name: step.name, arguments: step.arguments ?? {} }, options);
     case "callTool":
       // The SDK checks structuredContent against the tool's outputSchema (from listTools).
-      return client.callTool({ name: step.name, arguments: step.arguments ?? {} });
+      return client.callTool({ name: step.name, arguments: step.arguments ?? {} }, undefined, options);
     case "listResources":
       return client.listResources();
     case "readResource":
@@ -59,11 +66,15 @@ async function main() {
   const steps = await readStdin();
   const transport = transportFrom(process.argv.slice(2));
   const client = new Client({ name: "cadre-interop", version: "1.0.0" });
+  const errors = [];
+  client.onerror = (err) => errors.push(String(err?.message ?? err));
   await client.connect(transport);
-  const out = { server: client.getServerVersion() ?? null, steps: [] };
+  const out = { server: client.getServerVersion() ?? null, steps: [], errors };
   for (const step of steps) {
+    const progress = [];
     try {
-      out.steps.push({ op: step.op, ok: true, result: await runStep(client, step) });
+      const result = await runStep(client, step, progress);
+      out.steps.push({ op: step.op, ok: true, result, ...(step.progress ? { progress } : {}) });
     } catch (err) {
       out.steps.push({ op: step.op, ok: false, error: String(err?.message ?? err) });
     }

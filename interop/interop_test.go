@@ -19,6 +19,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -99,16 +100,28 @@ type step struct {
 	Name      string         `json:"name,omitempty"`
 	Arguments map[string]any `json:"arguments,omitempty"`
 	URI       string         `json:"uri,omitempty"`
+	Progress  bool           `json:"progress,omitempty"` // ask for progress notifications
 }
 
 type outcome struct {
-	Op     string          `json:"op"`
-	OK     bool            `json:"ok"`
-	Result json.RawMessage `json:"result"`
-	Error  string          `json:"error"`
+	Op       string          `json:"op"`
+	OK       bool            `json:"ok"`
+	Result   json.RawMessage `json:"result"`
+	Error    string          `json:"error"`
+	Progress []progressNote  `json:"progress"` // the notifications of a step with Progress
+}
+
+// progressNote is a progress notification, as the TypeScript SDK hands it to onprogress.
+type progressNote struct {
+	Progress float64 `json:"progress"`
+	Message  string  `json:"message"`
 }
 
 // typescriptClient runs client.mjs with args and the steps, and returns an outcome per step.
+// It fails the test when the SDK reported an error beside the steps, but for a progress
+// notification that reached it just after its request's response: the SDK handles a
+// notification in a later microtask than a response read with it, and then no longer knows its
+// token (typescript-sdk issue #2580, open in 1.32), which no server can prevent.
 func typescriptClient(t *testing.T, steps []step, args ...string) []outcome {
 	t.Helper()
 	in, err := json.Marshal(steps)
@@ -125,6 +138,7 @@ func typescriptClient(t *testing.T, steps []step, args ...string) []outcome {
 	var out struct {
 		Server struct{ Name string } `json:"server"`
 		Steps  []outcome             `json:"steps"`
+		Errors []string              `json:"errors"`
 	}
 	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
 		t.Fatalf("client.mjs wrote %q: %v\nstderr:\n%s", stdout.String(), err, stderr.String())
@@ -133,6 +147,13 @@ func typescriptClient(t *testing.T, steps []step, args ...string) []outcome {
 		t.Fatalf("client.mjs: server %q, %d outcomes for %d steps\nstderr:\n%s", out.Server.Name, len(out.Steps), len(steps), stderr.String())
 	}
 	t.Logf("client.mjs's stderr (with the server's, over stdio):\n%s", stderr.String())
+	for _, e := range out.Errors {
+		if strings.HasPrefix(e, "Received a progress notification for an unknown token") {
+			t.Logf("the TypeScript SDK reported (typescript-sdk#2580): %s", e)
+			continue
+		}
+		t.Errorf("the TypeScript SDK reported: %s", e)
+	}
 	return out.Steps
 }
 
@@ -150,6 +171,8 @@ var session = []step{
 	{Op: "listResources"},
 	{Op: "readResource", URI: "skill://packing-list/SKILL.md"},
 	{Op: "readResource", URI: "skill://packing-list/references/clothing.md"},
+	{Op: "getPrompt", Name: "concierge", Arguments: map[string]any{"input": "Prepare 2 days in Lisbon."}, Progress: true},
+	{Op: "callTool", Name: "ask_concierge", Arguments: map[string]any{"input": "Prepare 3 days in Kyoto."}, Progress: true},
 }
 
 // skillFiles are the files of the example's skill, by the URI it serves them at.
@@ -180,7 +203,7 @@ func check(t *testing.T, out []outcome) {
 	for _, p := range prompts.Prompts {
 		got = append(got, fmt.Sprintf("%s(%s %v, %s %v)", p.Name, p.Arguments[0].Name, p.Arguments[0].Required, p.Arguments[1].Name, p.Arguments[1].Required))
 	}
-	if want := "guide(input true, chat_id false) planner(input true, chat_id false)"; strings.Join(got, " ") != want {
+	if want := "concierge(input true, chat_id false) guide(input true, chat_id false) planner(input true, chat_id false)"; strings.Join(got, " ") != want {
 		t.Errorf("prompts %v, want %s", got, want)
 	}
 
@@ -199,7 +222,7 @@ func check(t *testing.T, out []outcome) {
 		}
 		typed[tl.Name] = tl.OutputSchema != nil
 	}
-	if want := map[string]bool{"ask_guide": false, "forecast": true, "phrasebook": false, "plan_trip": true}; fmt.Sprint(typed) != fmt.Sprint(want) {
+	if want := map[string]bool{"ask_concierge": false, "ask_guide": false, "forecast": true, "phrasebook": false, "plan_trip": true}; fmt.Sprint(typed) != fmt.Sprint(want) {
 		t.Errorf("tools, typed or not: %v, want %v", typed, want)
 	}
 
@@ -309,6 +332,38 @@ func check(t *testing.T, out []outcome) {
 	}
 }
 
+// checkProgress checks that a step that asked for progress received notifications of the
+// concierge's run and of the runs it delegated to, and that the others received none. The
+// server sends them counting up; ordered says they must arrive so. Over streamable HTTP they
+// need not: mcp-go hands a session's notifications to whichever of its streams takes them
+// first, the request's own or the session's GET stream, which the TypeScript SDK keeps open.
+func checkProgress(t *testing.T, out []outcome, ordered bool) {
+	t.Helper()
+	for i, o := range out {
+		if !session[i].Progress {
+			if len(o.Progress) > 0 {
+				t.Errorf("step %d (%s): progress %+v without asking", i, o.Op, o.Progress)
+			}
+			continue
+		}
+		var messages []string
+		seen := map[float64]bool{}
+		for j, p := range o.Progress {
+			if ordered && j > 0 && p.Progress <= o.Progress[j-1].Progress || seen[p.Progress] || p.Progress < 1 {
+				t.Errorf("step %d: progress %v after %v", i, p.Progress, o.Progress[:j])
+			}
+			seen[p.Progress] = true
+			messages = append(messages, p.Message)
+		}
+		t.Logf("step %d (%s %s): progress %q", i, o.Op, session[i].Name, messages)
+		for _, want := range []string{"concierge: started", "planner: started, for concierge"} {
+			if !slices.Contains(messages, want) {
+				t.Errorf("step %d (%s %s): no progress %q among %q", i, o.Op, session[i].Name, want, messages)
+			}
+		}
+	}
+}
+
 func decode(t *testing.T, data json.RawMessage, v any) {
 	t.Helper()
 	if err := json.Unmarshal(data, v); err != nil {
@@ -319,15 +374,22 @@ func decode(t *testing.T, data json.RawMessage, v any) {
 func TestTypeScriptClientOverStdio(t *testing.T) {
 	t.Parallel()
 	requireNode(t)
-	check(t, typescriptClient(t, session, "--stdio", serverBinary(t)))
+	out := typescriptClient(t, session, "--stdio", serverBinary(t), "-latency", offlineLatency)
+	check(t, out)
+	checkProgress(t, out, true)
 }
+
+// offlineLatency is how long the offline models take to answer, in the sessions whose progress
+// the clients follow: long enough for the notifications of a run to reach them while it works,
+// rather than in the same read as the response.
+const offlineLatency = "20ms"
 
 var urlLine = regexp.MustCompile(`serving MCP over streamable HTTP at (http://\S+)`)
 
 func TestTypeScriptClientOverHTTP(t *testing.T) {
 	t.Parallel()
 	requireNode(t)
-	srv := exec.Command(serverBinary(t), "-http", "127.0.0.1:0")
+	srv := exec.Command(serverBinary(t), "-http", "127.0.0.1:0", "-latency", offlineLatency)
 	stderr, err := srv.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -359,7 +421,9 @@ func TestTypeScriptClientOverHTTP(t *testing.T) {
 		t.Fatalf("the server did not say where it serves within a minute:\n%s", log.String())
 	}
 
-	check(t, typescriptClient(t, session, "--http", url))
+	out := typescriptClient(t, session, "--http", url)
+	check(t, out)
+	checkProgress(t, out, false)
 
 	// The server stops cleanly on an interrupt.
 	if err := srv.Process.Signal(os.Interrupt); err != nil {
