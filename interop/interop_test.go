@@ -1,11 +1,12 @@
 // Package interop tests cadre's MCP side against other implementations: the official
-// TypeScript MCP SDK as a client of examples/mcpserver (its prompts, its tools and the skill it
-// serves as resources), over stdio and streamable HTTP, and
+// TypeScript MCP SDK and the official Go SDK as clients of examples/mcpserver (its prompts, its
+// tools, the progress of its runs, and with TypeScript the skill it serves as resources), over
+// stdio and streamable HTTP, the Go SDK's cancelling a run too; and
 // @modelcontextprotocol/server-everything as a server whose tools an assistant imports.
 //
 // The Node packages come from package-lock.json, installed by `make interop-deps` into
-// interop/node_modules. Without Node.js the tests fail saying what to install; set
-// CADRE_NO_NODE=1 to skip them instead.
+// interop/node_modules. Without Node.js the tests that need it fail saying what to install;
+// set CADRE_NO_NODE=1 to skip them instead. The Go SDK's tests need nothing more than Go.
 package interop
 
 import (
@@ -389,54 +390,70 @@ var urlLine = regexp.MustCompile(`serving MCP over streamable HTTP at (http://\S
 func TestTypeScriptClientOverHTTP(t *testing.T) {
 	t.Parallel()
 	requireNode(t)
-	srv := exec.Command(serverBinary(t), "-http", "127.0.0.1:0", "-latency", offlineLatency)
-	stderr, err := srv.StderrPipe()
+	srv := startHTTPServer(t, "-latency", offlineLatency)
+	out := typescriptClient(t, session, "--http", srv.url)
+	check(t, out)
+	checkProgress(t, out, false)
+	srv.stop(t)
+}
+
+// httpServer is examples/mcpserver serving streamable HTTP, as a process.
+type httpServer struct {
+	url    string
+	cmd    *exec.Cmd
+	log    *lockedBuffer // its stderr
+	exited chan error
+}
+
+// startHTTPServer starts examples/mcpserver on a free port with args, and returns once it says
+// where it serves. It is killed when the test ends, if it is still running.
+func startHTTPServer(t *testing.T, args ...string) *httpServer {
+	t.Helper()
+	srv := &httpServer{cmd: exec.Command(serverBinary(t), append([]string{"-http", "127.0.0.1:0"}, args...)...), log: &lockedBuffer{}, exited: make(chan error, 1)}
+	stderr, err := srv.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := srv.Start(); err != nil {
+	if err := srv.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = srv.Process.Kill() }) // when the test fails before it stops the server
-	exited := make(chan error, 1)
-	var log lockedBuffer
+	t.Cleanup(func() { _ = srv.cmd.Process.Kill() }) // when the test fails before it stops the server
 	urls := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
-			log.WriteString(sc.Text() + "\n")
+			srv.log.WriteString(sc.Text() + "\n")
 			if m := urlLine.FindStringSubmatch(sc.Text()); m != nil {
 				urls <- m[1]
 			}
 		}
-		exited <- srv.Wait()
+		srv.exited <- srv.cmd.Wait()
 	}()
-	var url string
 	select {
-	case url = <-urls:
-	case err := <-exited:
-		t.Fatalf("the server exited before serving: %v\n%s", err, log.String())
+	case srv.url = <-urls:
+	case err := <-srv.exited:
+		t.Fatalf("the server exited before serving: %v\n%s", err, srv.log.String())
 	case <-time.After(time.Minute):
-		_ = srv.Process.Kill()
-		t.Fatalf("the server did not say where it serves within a minute:\n%s", log.String())
+		_ = srv.cmd.Process.Kill()
+		t.Fatalf("the server did not say where it serves within a minute:\n%s", srv.log.String())
 	}
+	return srv
+}
 
-	out := typescriptClient(t, session, "--http", url)
-	check(t, out)
-	checkProgress(t, out, false)
-
-	// The server stops cleanly on an interrupt.
-	if err := srv.Process.Signal(os.Interrupt); err != nil {
+// stop interrupts the server, which must stop cleanly.
+func (srv *httpServer) stop(t *testing.T) {
+	t.Helper()
+	if err := srv.cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
 	select {
-	case err := <-exited:
+	case err := <-srv.exited:
 		if err != nil {
-			t.Errorf("the server exited with %v:\n%s", err, log.String())
+			t.Errorf("the server exited with %v:\n%s", err, srv.log.String())
 		}
 	case <-time.After(30 * time.Second):
-		_ = srv.Process.Kill()
-		t.Errorf("the server did not stop within 30s of an interrupt:\n%s", log.String())
+		_ = srv.cmd.Process.Kill()
+		t.Errorf("the server did not stop within 30s of an interrupt:\n%s", srv.log.String())
 	}
 }
 
@@ -504,14 +521,56 @@ func TestImportEverythingServer(t *testing.T) {
 
 // lockedBuffer is a buffer that one goroutine writes while another may read it.
 type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
+	mu    sync.Mutex
+	b     strings.Builder
+	wrote chan struct{} // closed and replaced at each write; nil until waitFor makes it
 }
 
 func (l *lockedBuffer) WriteString(s string) {
+	_, _ = l.Write([]byte(s))
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.b.WriteString(s)
+	if l.wrote != nil {
+		close(l.wrote)
+		l.wrote = make(chan struct{})
+	}
+	return l.b.Write(p)
+}
+
+// waitFor waits, up to a minute, until a line of the buffer holds each of parts.
+func (l *lockedBuffer) waitFor(t *testing.T, parts ...string) {
+	t.Helper()
+	timeout := time.After(time.Minute)
+	for {
+		l.mu.Lock()
+		if l.wrote == nil {
+			l.wrote = make(chan struct{})
+		}
+		text, wrote := l.b.String(), l.wrote
+		l.mu.Unlock()
+		for line := range strings.Lines(text) {
+			if containsAll(line, parts) {
+				return
+			}
+		}
+		select {
+		case <-wrote:
+		case <-timeout:
+			t.Fatalf("no line with %q in:\n%s", parts, text)
+		}
+	}
+}
+
+func containsAll(s string, parts []string) bool {
+	for _, p := range parts {
+		if !strings.Contains(s, p) {
+			return false
+		}
+	}
+	return true
 }
 
 func (l *lockedBuffer) String() string {
