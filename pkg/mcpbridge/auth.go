@@ -110,9 +110,10 @@ func WithIssuerClient(client *http.Client) AuthOption {
 }
 
 // WithRefusalHandler has h told of every request that Protect refuses, with why: ErrNoToken,
-// a *TokenError or a *ScopeError, none of which holds the token. h is called on the request's
-// goroutine, possibly from many at once, before the response is written, and must return
-// promptly.
+// a *TokenError or a *ScopeError, none of which holds the token. h gets a copy of the request
+// without its Authorization header, so that logging it cannot leak the token either. h is called
+// on the request's goroutine, possibly from many at once, before the response is written, and
+// must return promptly.
 func WithRefusalHandler(h func(r *http.Request, err error)) AuthOption {
 	return func(c *authConfig) { c.onRefusal = h }
 }
@@ -444,6 +445,8 @@ func missingScopes(required, granted []string) []string {
 // describe, and the same error in a JSON body.
 func (a *Authorizer) refuse(w http.ResponseWriter, r *http.Request, err error) {
 	if a.onRefusal != nil {
+		r = r.Clone(r.Context())
+		r.Header.Del("Authorization")
 		a.onRefusal(r, err)
 	}
 	status, code, description, scopes := http.StatusUnauthorized, "", "", a.scopes

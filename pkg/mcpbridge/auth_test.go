@@ -47,10 +47,13 @@ type refusals struct {
 	errs []error
 }
 
-func (r *refusals) handle(_ *http.Request, err error) {
+func (r *refusals) handle(req *http.Request, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.errs = append(r.errs, err)
+	if req.Header.Get("Authorization") != "" {
+		r.errs = append(r.errs, errors.New("the refusal handler was given the Authorization header"))
+	}
 }
 
 func (r *refusals) all() []error {
