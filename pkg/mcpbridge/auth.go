@@ -157,57 +157,72 @@ func NewAuthorizer(ctx context.Context, resource, issuer string, opts ...AuthOpt
 			o(&c)
 		}
 	}
-	res, err := checkURL("resource", resource)
+	res, algorithms, err := c.check(resource, issuer)
 	if err != nil {
 		return nil, err
-	}
-	if _, err := checkURL("issuer", issuer); err != nil {
-		return nil, err
-	}
-	algorithms, err := checkAlgorithms(c.algorithms)
-	if err != nil {
-		return nil, err
-	}
-	if len(c.audiences) == 0 {
-		c.audiences = []string{resource}
 	}
 	if c.jwksURL == "" {
 		if c.jwksURL, err = discoverJWKS(ctx, c.client, issuer); err != nil {
 			return nil, err
 		}
-	}
-	if _, err := checkURL("JWK Set", c.jwksURL); err != nil {
-		return nil, err
+		if _, err := checkURL("JWK Set", c.jwksURL); err != nil {
+			return nil, err
+		}
 	}
 	keys, err := fetchKeys(ctx, c.client, c.jwksURL)
 	if err != nil {
 		return nil, err
 	}
-
+	audiences := c.audiences
+	if len(audiences) == 0 {
+		audiences = []string{resource}
+	}
+	scopes := slices.Clone(c.scopes)
 	path := server.ProtectedResourceMetadataPath(resource)
-	a := &Authorizer{
+	return &Authorizer{
 		resource: resource,
 		metadata: server.ProtectedResourceMetadataConfig{
 			Resource:               resource,
 			AuthorizationServers:   []string{issuer},
-			ScopesSupported:        c.scopes,
+			ScopesSupported:        scopes,
 			BearerMethodsSupported: []string{"header"},
 		},
 		metadataURL: res.Scheme + "://" + res.Host + path,
-		scopes:      c.scopes,
+		scopes:      scopes,
 		keys:        keys,
 		algorithms:  algorithms,
 		onRefusal:   c.onRefusal,
 		parser: jwt.NewParser(
 			jwt.WithValidMethods(algorithms),
 			jwt.WithIssuer(issuer),
-			jwt.WithAudience(c.audiences...),
+			jwt.WithAudience(audiences...),
 			jwt.WithExpirationRequired(),
 			jwt.WithIssuedAt(),
 			jwt.WithLeeway(c.leeway),
 		),
+	}, nil
+}
+
+// check checks the URLs and the algorithms before anything is fetched, and returns the
+// resource's URL and the algorithms to allow.
+func (c *authConfig) check(resource, issuer string) (*url.URL, []string, error) {
+	res, err := checkURL("resource", resource)
+	if err != nil {
+		return nil, nil, err
 	}
-	return a, nil
+	if _, err := checkURL("issuer", issuer); err != nil {
+		return nil, nil, err
+	}
+	if c.jwksURL != "" {
+		if _, err := checkURL("JWK Set", c.jwksURL); err != nil {
+			return nil, nil, err
+		}
+	}
+	algorithms, err := checkAlgorithms(c.algorithms)
+	if err != nil {
+		return nil, nil, err
+	}
+	return res, algorithms, nil
 }
 
 // fetchKeys fetches the JWK Set at jwksURL, and returns the function that finds a token's key

@@ -525,3 +525,27 @@ func TestProtectedServerOverStreamableHTTP(t *testing.T) {
 		t.Errorf("metadata %+v, %v", md, err)
 	}
 }
+
+// An issuer with a path that publishes OpenID Connect discovery only, as Keycloak's realms do:
+// NewAuthorizer finds its JWK Set at the last address MCP's specification lists.
+func TestNewAuthorizerFindsTheKeysOfAnOpenIDProvider(t *testing.T) {
+	t.Parallel()
+	key := oauthtest.NewKey(t, "k1")
+	keys := oauthtest.NewIssuer(t, key)
+	mux := http.NewServeMux()
+	provider := httptest.NewServer(mux)
+	t.Cleanup(provider.Close)
+	issuer := provider.URL + "/realms/acme"
+	mux.HandleFunc("GET /realms/acme/.well-known/openid-configuration", func(w http.ResponseWriter, _ *http.Request) {
+		_ = json.NewEncoder(w).Encode(map[string]string{"issuer": issuer, "jwks_uri": keys.JWKSURL()})
+	})
+	a, err := mcpbridge.NewAuthorizer(t.Context(), resource, issuer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	claims := keys.Claims(resource, "ana")
+	claims["iss"] = issuer
+	if rec := send(a, &reached{}, "Bearer "+oauthtest.Sign(t, key, claims)); rec.Code != http.StatusOK {
+		t.Errorf("a token of the provider: %d %s", rec.Code, rec.Header().Get("WWW-Authenticate"))
+	}
+}
