@@ -457,7 +457,7 @@ func TestProtectedServerOverStreamableHTTP(t *testing.T) {
 		_, err = c.Initialize(ctx, mcp.InitializeRequest{})
 		return c, err
 	}
-	as := func(tenant, user string) *client.Client {
+	signedIn := func(tenant, user string) *client.Client {
 		t.Helper()
 		c, err := connectWith(t, map[string]string{"Authorization": "Bearer " + iss.Token(t, endpoint, user, map[string]any{"tenant": tenant})})
 		if err != nil {
@@ -466,7 +466,7 @@ func TestProtectedServerOverStreamableHTTP(t *testing.T) {
 		return c
 	}
 
-	ana, bo := as("acme", "ana"), as("globex", "bo")
+	ana, bo := signedIn("acme", "ana"), signedIn("globex", "bo")
 	for _, step := range []struct {
 		c    *client.Client
 		who  string
@@ -475,8 +475,8 @@ func TestProtectedServerOverStreamableHTTP(t *testing.T) {
 		{ana, "ana", "(0 earlier)"},
 		{ana, "ana", "(1 earlier)"},
 		{bo, "bo, naming ana's chat_id", "(0 earlier)"},
-		{as("acme", "ana"), "ana, connecting again", "(2 earlier)"},
-		{as("globex", "ana"), "another tenant's ana", "(0 earlier)"},
+		{signedIn("acme", "ana"), "ana, connecting again", "(2 earlier)"},
+		{signedIn("globex", "ana"), "another tenant's ana", "(0 earlier)"},
 	} {
 		got := answer(t, testContext(t), step.c, "rememberer", map[string]string{"input": "Hello", "chat_id": "trip"})
 		if !strings.HasSuffix(got, step.want) {
