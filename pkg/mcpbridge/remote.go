@@ -50,10 +50,13 @@ type Remote struct {
 	prefix string
 	log    *slog.Logger // nil: nothing is logged
 
-	// life ends with Close: the clients are started with it, and their notification streams
-	// and connections in progress end with it.
+	// life is the clients': they are dialed and started with it, and it ends once Close has
+	// closed them (a stdio server made with exec.CommandContext stops cleanly first).
 	life context.Context
 	end  context.CancelFunc
+	// closing ends as Close begins: a connection in progress is cut short.
+	closing context.Context
+	abort   context.CancelFunc
 
 	conn atomic.Pointer[conn] // nil while there is none: closed, or connecting again failed
 
@@ -116,8 +119,10 @@ func Connect(ctx context.Context, dial func(ctx context.Context) (*client.Client
 	}
 	r := &Remote{dial: dial, prefix: cfg.prefix, log: cfg.log, lock: make(chan struct{}, 1)}
 	r.life, r.end = context.WithCancel(context.WithoutCancel(ctx))
+	r.closing, r.abort = context.WithCancel(r.life)
 	cn, err := r.connect(ctx, nil)
 	if err != nil {
+		r.abort()
 		r.end()
 		return nil, fmt.Errorf("mcpbridge.Connect: %w", err)
 	}
@@ -146,13 +151,14 @@ func (r *Remote) Tools(ctx context.Context) ([]tool.Tool, error) {
 // Close closes the connection, and ends every goroutine the Remote started. A connection in
 // progress is cut short.
 func (r *Remote) Close() error {
-	r.end()
+	r.abort()
 	r.lock <- struct{}{}
 	defer r.release()
 	if r.closed {
 		return nil
 	}
 	r.closed = true
+	defer r.end()
 	if cn := r.conn.Swap(nil); cn != nil {
 		return cn.close()
 	}
@@ -243,7 +249,7 @@ func (r *Remote) logf(ctx context.Context, level slog.Level, msg string, args ..
 func (r *Remote) connect(ctx context.Context, known []tool.Tool) (*conn, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	defer context.AfterFunc(r.life, cancel)() // Close cuts it short
+	defer context.AfterFunc(r.closing, cancel)() // Close cuts it short
 	c, err := r.dial(r.life)
 	if err != nil {
 		return nil, fmt.Errorf("dialing: %w", err)
