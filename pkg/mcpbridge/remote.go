@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -38,9 +39,10 @@ func WithLogger(l *slog.Logger) ImportOption { return func(c *importConfig) { c.
 // When a request fails because the connection is lost — the server forgot the session (HTTP
 // 404 on a streamable HTTP session) or restarted (connection refused or reset, end of stream,
 // a stdio server that exited) — the Remote makes one new connection (it dials again,
-// initializes, lists the tools), then sends the request again, once. A call whose connection
-// broke after it was sent may have run on the server: a tool that must not run twice should
-// be idempotent there. A notification stream that ends (protocol 2026-07-28 and later) loses
+// initializes, lists the tools), then sends the request again, once; so do the requests in
+// flight on the lost connection, on the same new one. A call whose connection broke after it
+// was sent may have run on the server: a tool that must not run twice should be idempotent
+// there. A notification stream that ends (protocol 2026-07-28 and later) loses
 // the connection too: the next run or call connects again.
 //
 // A Remote is safe for concurrent use. Close ends it: afterwards its tools fail with
@@ -74,6 +76,7 @@ type conn struct {
 	tools   atomic.Pointer[toolList] // never nil once the connection is made
 	listing chan struct{}            // held to list the tools again: once for all runs
 	lost    atomic.Pointer[loss]     // set when the notification stream ended
+	closed  atomic.Bool              // set when the Remote closed it: its requests in flight fail
 
 	acked      chan struct{} // closed when the server acknowledged the notification stream
 	ackOnce    sync.Once
@@ -132,20 +135,23 @@ func Connect(ctx context.Context, dial func(ctx context.Context) (*client.Client
 }
 
 // Tools returns the server's tools: as listed last, or listed again when the server said
-// they changed since. It connects again when the connection is lost (see Remote).
+// they changed since. It connects again when the connection is lost (see Remote). A tool the
+// server did not change is the same value in every list, across connections too.
 func (r *Remote) Tools(ctx context.Context) ([]tool.Tool, error) {
 	cn, err := r.current(ctx)
 	if err != nil {
 		return nil, err
 	}
 	tools, err := r.toolsOf(ctx, cn)
-	if err == nil || ctx.Err() != nil || !lostConnection(err) {
-		return tools, err
+	if err != nil && ctx.Err() == nil && cn.lostBy(err) {
+		if cn, err = r.reconnect(ctx, cn, err); err == nil {
+			tools = cn.tools.Load().tools
+		}
 	}
-	if cn, err = r.reconnect(ctx, cn, err); err != nil {
+	if err != nil {
 		return nil, err
 	}
-	return cn.tools.Load().tools, nil
+	return slices.Clone(tools), nil // the caller's to change
 }
 
 // Close closes the connection, and ends every goroutine the Remote started. A connection in
@@ -172,14 +178,14 @@ func (r *Remote) callTool(ctx context.Context, req mcp.CallToolRequest) (*mcp.Ca
 		return nil, err
 	}
 	res, err := cn.c.CallTool(ctx, req)
-	if err == nil || ctx.Err() != nil || !lostConnection(err) {
+	if err == nil || ctx.Err() != nil || !cn.lostBy(err) {
 		return res, err
 	}
 	if cn, err = r.reconnect(ctx, cn, err); err != nil {
 		return nil, err
 	}
 	res, err = cn.c.CallTool(ctx, req)
-	if err != nil && ctx.Err() == nil && lostConnection(err) {
+	if err != nil && ctx.Err() == nil && cn.lostBy(err) {
 		err = fmt.Errorf("MCP server %q: the connection was lost again right after it was made anew: %w", cn.server, err)
 		cn.lose(r, err) // the next call connects again
 	}
@@ -388,8 +394,15 @@ func (cn *conn) lose(r *Remote, err error) {
 	}
 }
 
+// lostBy reports whether a request failed with err because the connection is lost, or was
+// closed under it when another request found it lost.
+func (cn *conn) lostBy(err error) bool {
+	return lostConnection(err) || cn.closed.Load()
+}
+
 // close ends the notification stream, if any, and closes the client.
 func (cn *conn) close() error {
+	cn.closed.Store(true)
 	if cn.stopListen != nil {
 		cn.stopListen()
 		<-cn.listening

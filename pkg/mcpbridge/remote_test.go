@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -287,6 +288,10 @@ func TestRemoteServerRestarted(t *testing.T) {
 			if got := greet(t, a, "weather_greet"); got != "Hello, Ada!" {
 				t.Fatalf("before the restart: %q", got)
 			}
+			before, err := r.Tools(testContext(t))
+			if err != nil {
+				t.Fatal(err)
+			}
 			h.restart()
 			if !e.legacy {
 				// Nothing tells a stateless client that the server restarted but the end of
@@ -308,7 +313,49 @@ func TestRemoteServerRestarted(t *testing.T) {
 			if got := h.sent(mcp.MethodToolsList); got != 2 {
 				t.Errorf("tools/list sent %d times, want once a connection (2)", got)
 			}
+			// The restarted server has the same tool: it is the same value, which assistants
+			// need not prepare again.
+			if after, err := r.Tools(testContext(t)); err != nil || len(after) != 1 || after[0] != before[0] {
+				t.Errorf("tools after the restart: %v, %v; want the same value as before", after, err)
+			}
 		})
+	}
+}
+
+// Calls that find the connection lost at the same time make one new connection for all.
+func TestRemoteOneReconnectForConcurrentCalls(t *testing.T) {
+	t.Parallel()
+	h := startHTTPServer(t, era{"legacy", true})
+	r := connectTo(t, h)
+	tools, err := r.Tools(testContext(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.mu.Lock()
+	h.sessions.forget()
+	h.mu.Unlock()
+	const calls = 8
+	var wg sync.WaitGroup
+	errs := make(chan error, calls)
+	for range calls {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if out, err := tools[0].Call(testContext(t), json.RawMessage(`{"name":"Ada"}`)); err != nil || out != "Hello, Ada!" {
+				errs <- fmt.Errorf("call: %q, %v", out, err)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if got := h.connections(); got != 2 {
+		t.Errorf("%d connections, want 2: one, then one for all the calls", got)
+	}
+	if got := h.greets.Load(); got != calls {
+		t.Errorf("greet ran %d times, want %d", got, calls)
 	}
 }
 
@@ -354,10 +401,17 @@ func TestRemoteToolListChanged(t *testing.T) {
 				t.Fatalf("tools/list sent %d times in 20 runs without a change, want once", got)
 			}
 
+			before, err := r.Tools(testContext(t))
+			if err != nil {
+				t.Fatal(err)
+			}
 			h.server().AddTool(mcp.NewTool("wave"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				return mcp.NewToolResultText("*waves*"), nil
 			})
 			waitForTools(t, r, "greet", "wave")
+			if after, err := r.Tools(testContext(t)); err != nil || after[0] != before[0] {
+				t.Errorf("greet is another value after wave was added (%v)", err)
+			}
 			if got := greet(t, a, "wave"); got != "*waves*" {
 				t.Errorf("the added tool: %q", got)
 			}
