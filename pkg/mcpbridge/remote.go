@@ -42,8 +42,8 @@ func WithLogger(l *slog.Logger) ImportOption { return func(c *importConfig) { c.
 // initializes, lists the tools), then sends the request again, once; so do the requests in
 // flight on the lost connection, on the same new one. A call whose connection broke after it
 // was sent may have run on the server: a tool that must not run twice should be idempotent
-// there. A notification stream that ends (protocol 2026-07-28 and later) loses
-// the connection too: the next run or call connects again.
+// there. A notification stream that ends (protocol 2026-07-28 and later) loses the connection
+// too: the next run or call connects again.
 //
 // A Remote is safe for concurrent use. Close ends it: afterwards its tools fail with
 // ErrClosed.
@@ -75,7 +75,7 @@ type conn struct {
 	changed atomic.Uint64            // notifications/tools/list_changed received
 	tools   atomic.Pointer[toolList] // never nil once the connection is made
 	listing chan struct{}            // held to list the tools again: once for all runs
-	lost    atomic.Pointer[loss]     // set when the notification stream ended
+	lost    atomic.Pointer[loss]     // set when its notification stream ended, or it failed as soon as it was made
 	closed  atomic.Bool              // set when the Remote closed it: its requests in flight fail
 
 	acked      chan struct{} // closed when the server acknowledged the notification stream
