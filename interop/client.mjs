@@ -3,6 +3,9 @@
 //   node interop/client.mjs --stdio <command> [args...]
 //   node interop/client.mjs --http <url>
 //
+// Over HTTP, MCP_ACCESS_TOKEN, when set, goes with every request as a bearer token (MCP's
+// authorization).
+//
 // It reads a JSON array of steps from stdin, such as
 //   [{"op":"listTools"}, {"op":"callTool","name":"forecast","arguments":{"city":"Oslo"}},
 //    {"op":"listResources"}, {"op":"readResource","uri":"skill://packing-list/SKILL.md"}]
@@ -26,7 +29,9 @@ function transportFrom(argv) {
     return new StdioClientTransport({ command: target, args: rest, stderr: "inherit" });
   }
   if (mode === "--http" && target) {
-    return new StreamableHTTPClientTransport(new URL(target));
+    const token = process.env.MCP_ACCESS_TOKEN;
+    const requestInit = token ? { headers: { Authorization: `Bearer ${token}` } } : undefined;
+    return new StreamableHTTPClientTransport(new URL(target), { requestInit });
   }
   throw new Error("usage: node client.mjs --stdio <command> [args...] | --http <url>");
 }

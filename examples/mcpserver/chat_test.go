@@ -104,7 +104,7 @@ func TestChatsOverHTTPStayWithTheirCaller(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- serveHTTP(ctx, s, ln, io.Discard) }()
+	go func() { done <- serveHTTP(ctx, s, ln, nil, io.Discard) }()
 	url := "http://" + ln.Addr().String() + "/mcp"
 
 	steps := []struct {

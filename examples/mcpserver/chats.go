@@ -59,16 +59,20 @@ func (c *chatStores) close() {
 	}
 }
 
-// caller is who a request comes from: over HTTP, what its X-Tenant and X-User headers say.
-type caller struct{ tenant, user string }
+// caller is who a request comes from: over HTTP, what its token's claims say or, without an
+// issuer, its X-Tenant and X-User headers; err says why a token names nobody.
+type caller struct {
+	tenant, user string
+	err          error
+}
 
 type callerKey struct{}
 
 // callerFromHeaders puts the request's caller in its context (server.WithHTTPContextFunc).
-// It trusts the headers: a server open to others authenticates the request here instead (a
-// signed token, a session), or sits behind a proxy that does and sets the headers.
+// It trusts the headers, which any caller can set: serveHTTP uses it only without an issuer,
+// on a loopback address (see authorize).
 func callerFromHeaders(ctx context.Context, r *http.Request) context.Context {
-	return context.WithValue(ctx, callerKey{}, caller{r.Header.Get("X-Tenant"), r.Header.Get("X-User")})
+	return context.WithValue(ctx, callerKey{}, caller{tenant: r.Header.Get("X-Tenant"), user: r.Header.Get("X-User")})
 }
 
 // callerOf is the prompts' identity (mcpbridge.WithIdentity): the tenant and the user of the
@@ -76,5 +80,5 @@ func callerFromHeaders(ctx context.Context, r *http.Request) context.Context {
 // caller.
 func callerOf(ctx context.Context) (tenant, user string, err error) {
 	c, _ := ctx.Value(callerKey{}).(caller)
-	return c.tenant, c.user, nil
+	return c.tenant, c.user, c.err
 }

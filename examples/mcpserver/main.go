@@ -34,9 +34,19 @@
 //
 //	OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318 go run ./examples/mcpserver -http 127.0.0.1:8080 -otel
 //
-// Over HTTP a chat belongs to the tenant and the user that the request's X-Tenant and X-User
-// headers name; over stdio to tenant "" and user "". The server trusts those headers: keep it
-// on 127.0.0.1, or behind a proxy that authenticates callers and sets them.
+// Over HTTP with -issuer, the server is an OAuth 2.1 resource server, as MCP's authorization
+// specification asks: every request at /mcp must carry a bearer access token that the issuer
+// signed for this server (-audience: the URL clients reach /mcp at, by default the address it
+// listens on), and a chat belongs to the tenant and the user of the token's "tenant" and "sub"
+// claims. Clients learn where to get a token from the Protected Resource Metadata it serves at
+// /.well-known/oauth-protected-resource/mcp:
+//
+//	go run ./examples/mcpserver -http 127.0.0.1:8080 -issuer https://auth.example.com
+//
+// Without -issuer a chat belongs to the tenant and the user that the request's X-Tenant and
+// X-User headers name, which anyone can send: the server says so when it starts, and refuses to
+// listen on anything but a loopback address. Over stdio a chat belongs to tenant "" and user "":
+// the client that started the server is its only caller.
 //
 // A client that gives a progress token (in a request's _meta) receives the progress of the run
 // it asked for, as notifications/progress: "concierge: running plan_trip", "planner: started,
@@ -82,6 +92,9 @@ type settings struct {
 	redis  string // the address of the Redis to keep chats in; "" for memory
 	otel   bool   // trace the runs, the spans going to stderr or to the collector the environment names
 
+	issuer   string // over HTTP, the OAuth issuer whose access tokens say who calls; "" to trust headers, on loopback only
+	audience string // the URL clients reach /mcp at, which tokens must name; "" for http://<the address>/mcp
+
 	latency time.Duration // how long each answer of the offline models takes
 }
 
@@ -91,6 +104,8 @@ func main() {
 	flag.StringVar(&set.http, "http", "", "serve streamable HTTP on this address, e.g. 127.0.0.1:8080, at /mcp (default: stdio)")
 	flag.StringVar(&set.redis, "redis", "", "keep chats in the Redis at this host:port, shared with every server given the same (default: in memory)")
 	flag.BoolVar(&set.otel, "otel", false, exampleotel.Usage)
+	flag.StringVar(&set.issuer, "issuer", os.Getenv("MCPSERVER_ISSUER"), "over HTTP, accept only callers with a bearer access token of this OAuth issuer, e.g. https://auth.example.com; tenant and user come from its \"tenant\" and \"sub\" claims (default $MCPSERVER_ISSUER; none: trust the X-Tenant and X-User headers, and listen on loopback only)")
+	flag.StringVar(&set.audience, "audience", os.Getenv("MCPSERVER_AUDIENCE"), "with -issuer, the URL clients reach /mcp at, which tokens must name as their audience (default $MCPSERVER_AUDIENCE, else http://<-http>/mcp)")
 	flag.DurationVar(&set.latency, "latency", 0, "how long each answer of the offline models takes, e.g. 2s, to watch a run's progress or cancel it (default: at once)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -132,7 +147,12 @@ func run(ctx context.Context, set settings, stdin io.Reader, stdout, stderr io.W
 	if err != nil {
 		return err
 	}
-	return serveHTTP(ctx, s, ln, stderr)
+	auth, err := authorize(ctx, set, ln.Addr(), stderr)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	return serveHTTP(ctx, s, ln, auth, stderr)
 }
 
 // bundled holds the planner's skills: each folder under skills/ with a SKILL.md is one.
@@ -241,15 +261,26 @@ func serveStdio(ctx context.Context, s *server.MCPServer, stdin io.Reader, stdou
 	return srv.Listen(ctx, stdin, stdout)
 }
 
-// serveHTTP serves streamable HTTP at /mcp on ln until ctx is done, then shuts down.
-func serveHTTP(ctx context.Context, s *server.MCPServer, ln net.Listener, stderr io.Writer) error {
+// serveHTTP serves streamable HTTP at /mcp on ln until ctx is done, then shuts down. With auth,
+// every request at /mcp must carry a token that auth accepts, whose claims say who calls, and
+// the resource's metadata is served; without, the X-Tenant and X-User headers say who calls.
+func serveHTTP(ctx context.Context, s *server.MCPServer, ln net.Listener, auth *mcpbridge.Authorizer, stderr io.Writer) error {
 	mux := http.NewServeMux()
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	identify := callerFromHeaders
+	if auth != nil {
+		identify = callerFromToken
+	}
 	h := server.NewStreamableHTTPServer(s,
 		server.WithStreamableHTTPServer(hs),
-		server.WithHTTPContextFunc(callerFromHeaders),
+		server.WithHTTPContextFunc(identify),
 		server.WithStreamableHTTPLogger(slog.New(slog.NewTextHandler(stderr, nil))))
-	mux.Handle("/mcp", h)
+	if auth == nil {
+		mux.Handle("/mcp", h)
+	} else {
+		mux.Handle("/mcp", auth.Protect(h))
+		mountMetadata(mux, auth)
+	}
 
 	fmt.Fprintf(stderr, "mcpserver: serving MCP over streamable HTTP at http://%s/mcp\n", ln.Addr())
 	done := make(chan error, 1)

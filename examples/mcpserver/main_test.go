@@ -438,7 +438,7 @@ func TestHTTP(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var stderr strings.Builder
 	done := make(chan error, 1)
-	go func() { done <- serveHTTP(ctx, s, ln, &stderr) }()
+	go func() { done <- serveHTTP(ctx, s, ln, nil, &stderr) }()
 	url := "http://" + ln.Addr().String() + "/mcp"
 	c, err := client.NewStreamableHttpClient(url)
 	if err != nil {

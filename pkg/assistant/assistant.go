@@ -62,7 +62,7 @@ func (a *Assistant[O]) Description() string { return a.description }
 // after the correction, *ModelStopError when the model stops at its token limit or refuses, the
 // model's error (see model.ProviderError), or the context's error when ctx is done.
 func (a *Assistant[O]) Run(ctx context.Context, in Input) (*Result[O], error) {
-	p, err := a.planFor(in.Options)
+	p, err := a.planFor(ctx, in.Options)
 	if err != nil {
 		return nil, err
 	}
@@ -79,12 +79,13 @@ func (a *Assistant[O]) Call(ctx context.Context, in Input) (*Response, error) {
 }
 
 // planFor returns the plan of a run with opts: the assistant's own plan without options, or
-// one prepared for the run from a copy of the assistant's configuration with opts applied.
-// Only two options differ per run: the instructions and the description cannot change, and
-// limits merge with the assistant's field by field.
-func (a *Assistant[O]) planFor(opts []Option) (*plan[O], error) {
+// one prepared for the run from a copy of the assistant's configuration with opts applied,
+// with the tools of its tool sets as they are now (see withToolSets). Only two options differ
+// per run: the instructions and the description cannot change, and limits merge with the
+// assistant's field by field.
+func (a *Assistant[O]) planFor(ctx context.Context, opts []Option) (*plan[O], error) {
 	if len(opts) == 0 {
-		return a.plan, nil
+		return a.plan.withToolSets(ctx, a.plan)
 	}
 	cfg := a.cfg // options append to copies of its slices and maps (see each option)
 	cfg.instructionsSet, cfg.descriptionSet, cfg.limits = false, false, nil
@@ -105,11 +106,11 @@ func (a *Assistant[O]) planFor(opts []Option) (*plan[O], error) {
 	} else {
 		cfg.limits = a.cfg.limits
 	}
-	p, err := newPlan[O](a.name, cfg, a.plan)
+	p, err := newPlan[O](a.name, cfg, a.plan, a.plan.tools)
 	if err != nil {
 		return nil, fmt.Errorf("assistant %q: run options: %w", a.name, err)
 	}
-	return p, nil
+	return p.withToolSets(ctx, a.plan)
 }
 
 // runState is what a run passes down its context to the runs it delegates to.

@@ -13,6 +13,10 @@
 // fix), the model's usage recorded, its tool calls run, until it answers. Every error after
 // the first request comes with the Result so far, so that what was paid for is never lost.
 //
+// Tools are fixed by New ([WithTools]), or read at the start of each run from a [ToolSet]
+// ([WithToolSet]): tools that change while the assistant lives, such as an MCP server's kept
+// current by mcpbridge.Connect.
+//
 // # Delegation, limits and usage
 //
 // [AsTool] wraps any [Runner] as a tool, so that a supervisor's model delegates to it. The

@@ -34,6 +34,7 @@ type config struct {
 	llm      llms.Model
 	resolver model.Resolver
 	tools    []tool.Tool
+	toolSets []ToolSet
 	vars     map[string]any
 	limits   *usage.Limits
 	mode     OutputMode

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"text/template"
 	"text/template/parse"
 
@@ -41,11 +42,14 @@ type plan[O any] struct {
 	out        *output
 	validators []func(context.Context, O) error
 	handler    callback.Handler
+
+	setPlan atomic.Pointer[setPlan[O]] // with tool sets: the plan of their tools last read
 }
 
 // newPlan prepares a plan from cfg. base, when given, is the assistant's own plan: what only
-// depends on O is taken from it, and so are the tools when no tool was added.
-func newPlan[O any](name string, cfg config, base *plan[O]) (*plan[O], error) {
+// depends on O is taken from it, and so are the tools when no tool was added. The tools of
+// known tables are not compiled again.
+func newPlan[O any](name string, cfg config, base *plan[O], known ...*toolTable) (*plan[O], error) {
 	if cfg.mode < OutputAuto || cfg.mode > OutputPrompted {
 		return nil, fmt.Errorf("output mode %d is not one of OutputAuto, OutputTool, OutputPrompted", cfg.mode)
 	}
@@ -84,7 +88,7 @@ func newPlan[O any](name string, cfg config, base *plan[O]) (*plan[O], error) {
 	}
 	if base != nil && len(cfg.tools) == len(base.cfg.tools) && p.skills == base.skills {
 		p.tools = base.tools
-	} else if p.tools, err = newToolTable(tools, !p.out.text); err != nil {
+	} else if p.tools, err = newToolTable(tools, !p.out.text, known...); err != nil {
 		return nil, err
 	}
 	if base != nil && len(cfg.examples) == len(base.cfg.examples) {
@@ -333,7 +337,8 @@ type toolEntry struct {
 	hint   string // the schema, as quoted when the model's arguments are wrong
 }
 
-func newToolTable(tools []tool.Tool, reserveFinal bool) (*toolTable, error) {
+// newToolTable makes the table of tools, taking the entries of tools that a known table has.
+func newToolTable(tools []tool.Tool, reserveFinal bool, known ...*toolTable) (*toolTable, error) {
 	t := &toolTable{byName: make(map[string]*toolEntry, len(tools))}
 	names := make([]string, 0, len(tools))
 	for i, tl := range tools {
@@ -350,14 +355,17 @@ func newToolTable(tools []tool.Tool, reserveFinal bool) (*toolTable, error) {
 		if name == finalResult && reserveFinal {
 			return nil, fmt.Errorf("tool name %q is taken by the assistant's output tool: rename the tool", name)
 		}
-		s, err := schema.Compile(tl.Schema())
-		if err != nil {
-			return nil, fmt.Errorf("tool %q: its schema: %w", name, err)
+		e := entryOf(tl, known)
+		if e == nil {
+			s, err := schema.Compile(tl.Schema())
+			if err != nil {
+				return nil, fmt.Errorf("tool %q: its schema: %w", name, err)
+			}
+			if !s.IsObject() {
+				return nil, fmt.Errorf("tool %q: its schema must describe an object (\"type\": \"object\"): model APIs reject anything else", name)
+			}
+			e = &toolEntry{tool: tl, schema: s, hint: string(compact(tl.Schema()))}
 		}
-		if !s.IsObject() {
-			return nil, fmt.Errorf("tool %q: its schema must describe an object (\"type\": \"object\"): model APIs reject anything else", name)
-		}
-		e := &toolEntry{tool: tl, schema: s, hint: string(compact(tl.Schema()))}
 		t.list = append(t.list, e)
 		t.byName[name] = e
 		names = append(names, name)

@@ -87,7 +87,7 @@ func (a *Assistant[O]) Resume(ctx context.Context, p *Paused, decisions map[stri
 			return nil, fmt.Errorf("assistant %q: the decision for call %q has no verdict (use Approved, Denied or Pending)", a.name, id)
 		}
 	}
-	plan, err := a.planFor(opts)
+	plan, err := a.planFor(ctx, opts)
 	if err != nil {
 		return nil, err
 	}

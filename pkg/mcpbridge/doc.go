@@ -28,10 +28,21 @@
 // in a tool or an agent, telling the client only that an internal error happened and the
 // error handler ([WithErrorHandler]) the rest. One bad request never stops the server.
 //
+// Authorizing: over streamable HTTP, [Authorizer] makes the endpoint an OAuth 2.1 resource
+// server, as MCP's authorization specification asks: [Authorizer.Protect] lets a request through
+// only with a bearer access token that the endpoint's issuer signed for it, and puts the token's
+// claims in the request's context, where [ClaimIdentity] finds a chat's tenant and user for
+// [WithIdentity]; [Authorizer.Metadata] serves the Protected Resource Metadata that tells clients
+// where to get a token.
+//
 // Using: [Tools] lists the tools of an MCP server that an mcp-go client is connected to and
 // returns them as []tool.Tool for an assistant's WithTools, with names made valid for model
 // APIs and an optional prefix ([WithPrefix]) so that the tools of two servers cannot collide.
+// [Connect] keeps the connection itself: its [Remote] is an assistant.ToolSet whose tools every
+// run reads as they are when it starts — listed again when the server says they changed
+// (notifications/tools/list_changed), never otherwise — and it connects again, once, when the
+// server restarted or forgot the session.
 //
-// The package keeps no state of its own: everything lives in the server, the client and the
-// values the functions return.
+// Apart from a Remote, which owns its connection until Close, the package keeps no state of
+// its own: everything lives in the server, the client and the values the functions return.
 package mcpbridge

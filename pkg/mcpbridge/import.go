@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 
 	"github.com/cadrehq/cadre/pkg/schema"
@@ -14,11 +15,12 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
-// ImportOption configures Tools.
+// ImportOption configures Tools and Connect.
 type ImportOption func(*importConfig)
 
 type importConfig struct {
 	prefix string
+	log    *slog.Logger
 }
 
 // WithPrefix puts p before the name of each imported tool, as it is (WithPrefix("files_")
@@ -55,22 +57,45 @@ func Tools(ctx context.Context, c client.MCPClient, opts ...ImportOption) ([]too
 			o(&cfg)
 		}
 	}
-	var tools []tool.Tool
+	listed, err := listTools(ctx, c, c, cfg.prefix)
+	if err != nil {
+		return nil, fmt.Errorf("mcpbridge.Tools: %w", err)
+	}
+	tools := make([]tool.Tool, len(listed))
+	for i, t := range listed {
+		tools[i] = t
+	}
+	return tools, nil
+}
+
+// toolLister lists an MCP server's tools, a page at a time: client.MCPClient does.
+type toolLister interface {
+	ListToolsByPage(ctx context.Context, req mcp.ListToolsRequest) (*mcp.ListToolsResult, error)
+}
+
+// toolCaller calls an MCP server's tool: client.MCPClient does, and so does a Remote.
+type toolCaller interface {
+	CallTool(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error)
+}
+
+// listTools lists the server's tools, page after page, as tools called through c (see Tools).
+func listTools(ctx context.Context, l toolLister, c toolCaller, prefix string) ([]*remoteTool, error) {
+	var tools []*remoteTool
 	from := make(map[string]string) // model name -> server name
 	seen := make(map[mcp.Cursor]bool)
 	var req mcp.ListToolsRequest
 	for {
-		page, err := c.ListToolsByPage(ctx, req)
+		page, err := l.ListToolsByPage(ctx, req)
 		if err != nil {
-			return nil, fmt.Errorf("mcpbridge.Tools: listing the MCP server's tools: %w", err)
+			return nil, fmt.Errorf("listing the MCP server's tools: %w", err)
 		}
 		for _, t := range page.Tools {
-			rt, err := newRemoteTool(c, cfg.prefix, t)
+			rt, err := newRemoteTool(c, prefix, t)
 			if err != nil {
-				return nil, fmt.Errorf("mcpbridge.Tools: %w", err)
+				return nil, err
 			}
 			if other, dup := from[rt.name]; dup {
-				return nil, fmt.Errorf("mcpbridge.Tools: the MCP server's tools %q and %q both become %q: tool names must be unique, so remove one of them from the list", other, t.Name, rt.name)
+				return nil, fmt.Errorf("the MCP server's tools %q and %q both become %q: tool names must be unique, so remove one of them from the list", other, t.Name, rt.name)
 			}
 			from[rt.name] = t.Name
 			tools = append(tools, rt)
@@ -79,7 +104,7 @@ func Tools(ctx context.Context, c client.MCPClient, opts ...ImportOption) ([]too
 			return tools, nil
 		}
 		if seen[page.NextCursor] {
-			return nil, fmt.Errorf("mcpbridge.Tools: the MCP server gave the page cursor %q twice: its tool list never ends", page.NextCursor)
+			return nil, fmt.Errorf("the MCP server gave the page cursor %q twice: its tool list never ends", page.NextCursor)
 		}
 		seen[page.NextCursor] = true
 		req.Params.Cursor = page.NextCursor
@@ -103,16 +128,16 @@ func modelName(name string) string {
 	return b.String()
 }
 
-// remoteTool is a tool of an MCP server, called through a client.
+// remoteTool is a tool of an MCP server, called through a client or a Remote.
 type remoteTool struct {
-	c           client.MCPClient
+	c           toolCaller
 	name        string // for the model
 	remote      string // the server's
 	description string
 	schema      json.RawMessage
 }
 
-func newRemoteTool(c client.MCPClient, prefix string, t mcp.Tool) (*remoteTool, error) {
+func newRemoteTool(c toolCaller, prefix string, t mcp.Tool) (*remoteTool, error) {
 	name := modelName(prefix + t.Name)
 	if name == "" {
 		return nil, errors.New("the MCP server has a tool without a name")
