@@ -275,10 +275,11 @@ func serveHTTP(ctx context.Context, s *server.MCPServer, ln net.Listener, auth *
 		server.WithStreamableHTTPServer(hs),
 		server.WithHTTPContextFunc(identify),
 		server.WithStreamableHTTPLogger(slog.New(slog.NewTextHandler(stderr, nil))))
+	endpoint := mcpbridge.CancelOnSessionEnd(h) // a client that ends its session ends its runs
 	if auth == nil {
-		mux.Handle("/mcp", h)
+		mux.Handle("/mcp", endpoint)
 	} else {
-		mux.Handle("/mcp", auth.Protect(h))
+		mux.Handle("/mcp", auth.Protect(endpoint))
 		mountMetadata(mux, auth)
 	}
 

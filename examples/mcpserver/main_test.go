@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -23,6 +24,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 	"github.com/tmc/langchaingo/llms"
 )
 
@@ -577,4 +579,71 @@ func TestConciergeProgressAndCancel(t *testing.T) {
 	if res := callTool(t, c, "forecast", `{"city":"Oslo"}`); res.IsError {
 		t.Errorf("after the cancel, forecast: %s", text(res))
 	}
+}
+
+// Over HTTP, a client that ends its session (DELETE) in the middle of a run ends the run and
+// the runs it delegated to.
+func TestHTTPSessionEndEndsItsRuns(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr lockedBuffer
+	s, err := newServer(settings{latency: 300 * time.Millisecond}, &chatStores{}, &stderr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- serveHTTP(ctx, s, ln, nil, &stderr) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}()
+	url := "http://" + ln.Addr().String() + "/mcp"
+	hc, err := client.NewStreamableHttpClient(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The session of the 2025-11-25 handshake: 2026-07-28 has none.
+	t.Cleanup(func() { _ = hc.Close() })
+	if err := hc.Start(testContext(t)); err != nil {
+		t.Fatal(err)
+	}
+	var init mcp.InitializeRequest
+	init.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
+	if _, err := hc.Initialize(testContext(t), init); err != nil {
+		t.Fatal(err)
+	}
+	progress := listenProgress(hc)
+	go func() {
+		var req mcp.CallToolRequest
+		req.Params.Name = "ask_concierge"
+		req.Params.Arguments = map[string]any{"input": "Prepare 2 days in Lisbon."}
+		req.Params.Meta = &mcp.Meta{ProgressToken: "trip"}
+		_, _ = hc.CallTool(testContext(t), req)
+	}()
+	progress.waitFor(t, "planner: started, for concierge")
+
+	del, err := http.NewRequestWithContext(testContext(t), http.MethodDelete, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	del.Header.Set(server.HeaderKeySessionID, hc.GetSessionId())
+	del.Header.Set(mcp.HeaderProtocolVersion, mcp.LATEST_LEGACY_PROTOCOL_VERSION)
+	resp, err := http.DefaultClient.Do(del)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("DELETE: %s", resp.Status)
+	}
+	for _, name := range []string{"planner", "guide"} {
+		stderr.waitFor(t, name+": failed: ", "context canceled")
+	}
+	stderr.waitFor(t, "concierge: failed: ", "the client ended its MCP session")
 }
