@@ -51,8 +51,9 @@
 // A client that gives a progress token (in a request's _meta) receives the progress of the run
 // it asked for, as notifications/progress: "concierge: running plan_trip", "planner: started,
 // for concierge", .... A client that cancels a request (notifications/cancelled), goes away,
-// or ends its HTTP session, stops its run and the runs it delegated to. Offline, the models answer at once; with
-// -latency each answer takes that long, to watch the progress or cancel a run:
+// or ends its HTTP session, stops its run and the runs it delegated to. Offline, the models
+// answer at once; with -latency each answer takes that long, to watch the progress or cancel a
+// run:
 //
 //	go run ./examples/mcpserver -http 127.0.0.1:8080 -latency 2s
 //
