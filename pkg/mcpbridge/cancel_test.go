@@ -21,6 +21,8 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/goleak"
 )
 
 // runLog records the runs of a tree as its callback handler sees them.
@@ -256,4 +258,53 @@ func TestHTTPRequestClosedEndsTheRuns(t *testing.T) {
 	if res := callTool(t, c, "ping", `{}`); textOf(res) != "pong" {
 		t.Errorf("after the cancel, ping answered %q", textOf(res))
 	}
+}
+
+// The official Go SDK's client cancels a call with notifications/cancelled: the tool's run and
+// the run it delegated to end, the session goes on, and once the session ends no goroutine of
+// the server is left. Not parallel: mcp-go's stdio server has one session per process.
+func TestGoSDKClientCancelLeavesNothing(t *testing.T) {
+	leftBefore := goleak.IgnoreCurrent()
+	log := newRunLog()
+	s := stuckServer(t, log)
+	clientIn, serverOut := io.Pipe()
+	serverIn, clientOut := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- server.NewStdioServer(s).Listen(context.Background(), serverIn, serverOut)
+		serverOut.Close()
+	}()
+	client := gosdk.NewClient(&gosdk.Implementation{Name: "mcpbridge-test", Version: "1.0.0"}, nil)
+	cs, err := client.Connect(testContext(t), &gosdk.IOTransport{Reader: clientIn, Writer: clientOut}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(testContext(t))
+	errc := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(ctx, &gosdk.CallToolParams{Name: "ask", Arguments: map[string]any{"topic": "tides"}})
+		errc <- err
+	}()
+	log.waitAsking(t)
+	cancel()
+	log.waitCancelled(t)
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Errorf("the cancelled call returned %v", err)
+	}
+	res, err := cs.CallTool(testContext(t), &gosdk.CallToolParams{Name: "ping", Arguments: map[string]any{}})
+	if err != nil || res.IsError {
+		t.Errorf("after the cancel, ping: %v %v", err, res)
+	}
+	if err := cs.Close(); err != nil {
+		t.Errorf("closing the session: %v", err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("the server: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the server did not stop within 30s of the end of its stdin")
+	}
+	goleak.VerifyNone(t, leftBefore)
 }
