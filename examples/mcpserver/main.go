@@ -276,7 +276,7 @@ func serveHTTP(ctx context.Context, s *server.MCPServer, ln net.Listener, auth *
 		server.WithStreamableHTTPServer(hs),
 		server.WithHTTPContextFunc(identify),
 		server.WithStreamableHTTPLogger(slog.New(slog.NewTextHandler(stderr, nil))))
-	endpoint := mcpbridge.CancelOnSessionEnd(h) // a client that ends its session ends its runs
+	endpoint := mcpbridge.CancellationHandler(h) // a client cancels its own runs, and only those
 	if auth == nil {
 		mux.Handle("/mcp", endpoint)
 	} else {

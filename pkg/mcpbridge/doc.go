@@ -19,8 +19,8 @@
 // [Reporting], which wraps the assistant given to assistant.AsTool). A served run stops, with
 // every run it delegated to, when its client cancels the request (notifications/cancelled) or
 // goes away (the end of stdin, a closed HTTP connection): mcp-go ends the request's context.
-// A client that ends its streamable HTTP session (DELETE) ends its runs in progress when the
-// handler is wrapped with [CancelOnSessionEnd].
+// Over streamable HTTP, wrap the handler with [CancellationHandler]: a client that ends its
+// session (DELETE) then ends its runs in progress, and no client can cancel another's.
 //
 // The bridge does not rely on the server's options to stay safe: it checks every tool call's
 // arguments against the tool's schema itself and answers a mismatch with an isError result

@@ -64,10 +64,10 @@ func ExampleReporting() {
 }
 
 // Serve streamable HTTP so that a client that ends its session (DELETE) ends the runs of its
-// calls still in progress.
-func ExampleCancelOnSessionEnd() {
+// calls still in progress, and that no client can cancel another's.
+func ExampleCancellationHandler() {
 	s := server.NewMCPServer("travel", "1.0.0")
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcpbridge.CancelOnSessionEnd(server.NewStreamableHTTPServer(s)))
+	mux.Handle("/mcp", mcpbridge.CancellationHandler(server.NewStreamableHTTPServer(s)))
 	log.Fatal(http.ListenAndServe("127.0.0.1:8080", mux))
 }
