@@ -566,10 +566,10 @@ func TestConciergeProgressAndCancel(t *testing.T) {
 		}
 		errc <- err
 	}()
-	for _, m := range []string{"concierge: started", "concierge: running plan_trip", "planner: started, for concierge"} {
+	for _, m := range []string{"concierge: started", "concierge: running plan_trip", "planner: started, for concierge", "guide: started, for concierge"} {
 		progress.waitFor(t, m)
 	}
-	cancel() // while the planner waits for its model
+	cancel() // while the planner and the guide wait for their models
 	if err := <-errc; err == nil || !strings.Contains(err.Error(), "context canceled") {
 		t.Errorf("the cancelled call returned %v", err)
 	}
@@ -627,6 +627,7 @@ func TestHTTPSessionEndEndsItsRuns(t *testing.T) {
 		_, _ = hc.CallTool(testContext(t), req)
 	}()
 	progress.waitFor(t, "planner: started, for concierge")
+	progress.waitFor(t, "guide: started, for concierge")
 
 	del, err := http.NewRequestWithContext(testContext(t), http.MethodDelete, url, nil)
 	if err != nil {
