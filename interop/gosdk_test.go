@@ -315,7 +315,7 @@ func TestGoSDKClientGoesAway(t *testing.T) {
 		var conns connections
 		c := connectGo(t, &gosdk.StreamableClientTransport{Endpoint: srv.url, HTTPClient: conns.client(), MaxRetries: -1})
 		errc := callConcierge(testContext(t), c, "abandoned")
-		c.waitProgress(t, "abandoned", "planner: started, for concierge")
+		c.waitProgress(t, "abandoned", "planner: started, for concierge", "guide: started, for concierge")
 		conns.closeAll()
 		for _, name := range []string{"planner", "guide", "concierge"} {
 			srv.log.waitFor(t, name+": failed: ", "context canceled")

@@ -566,12 +566,10 @@ func TestConciergeProgressAndCancel(t *testing.T) {
 		}
 		errc <- err
 	}()
-	// Both delegated runs have started (the calls run in parallel, but on a loaded machine the
-	// second may start later): cancel while they wait for their models.
 	for _, m := range []string{"concierge: started", "concierge: running plan_trip", "planner: started, for concierge", "guide: started, for concierge"} {
 		progress.waitFor(t, m)
 	}
-	cancel()
+	cancel() // while the planner and the guide wait for their models
 	if err := <-errc; err == nil || !strings.Contains(err.Error(), "context canceled") {
 		t.Errorf("the cancelled call returned %v", err)
 	}
@@ -629,6 +627,7 @@ func TestHTTPSessionEndEndsItsRuns(t *testing.T) {
 		_, _ = hc.CallTool(testContext(t), req)
 	}()
 	progress.waitFor(t, "planner: started, for concierge")
+	progress.waitFor(t, "guide: started, for concierge")
 
 	del, err := http.NewRequestWithContext(testContext(t), http.MethodDelete, url, nil)
 	if err != nil {
