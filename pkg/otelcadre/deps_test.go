@@ -1,9 +1,10 @@
 package otelcadre_test
 
 import (
-	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/cadrehq/cadre/internal/depstest"
 )
 
 // OpenTelemetry's SDK and its exporters are linked only by programs that install them: the
@@ -12,18 +13,6 @@ import (
 // check the spans as a backend gets them.
 func TestOnlyProgramsLinkTheSDK(t *testing.T) {
 	t.Parallel()
-	deps := func(args ...string) map[string]bool {
-		t.Helper()
-		out, err := exec.Command("go", append([]string{"list", "-deps"}, args...)...).Output()
-		if err != nil {
-			t.Fatalf("go list -deps %s: %v", strings.Join(args, " "), err)
-		}
-		found := map[string]bool{}
-		for _, p := range strings.Fields(string(out)) {
-			found[p] = true
-		}
-		return found
-	}
 	// under returns the packages of found under any of the prefixes.
 	under := func(found map[string]bool, prefixes ...string) []string {
 		var out []string
@@ -44,15 +33,15 @@ func TestOnlyProgramsLinkTheSDK(t *testing.T) {
 		otlp      = "go.opentelemetry.io/proto/otlp"
 	)
 	for _, pkg := range []string{cadre + "assistant", cadre + "llmfactory", cadre + "model"} {
-		if found := under(deps(pkg), sdk, exporters, otlp); len(found) > 0 {
+		if found := under(depstest.Deps(t, pkg), sdk, exporters, otlp); len(found) > 0 {
 			t.Errorf("%s depends on OpenTelemetry's SDK or an exporter: %s", pkg, strings.Join(found, ", "))
 		}
 	}
-	if found := under(deps(cadre+"otelcadre"), sdk, exporters, otlp); len(found) > 0 {
+	if found := under(depstest.Deps(t, cadre+"otelcadre"), sdk, exporters, otlp); len(found) > 0 {
 		t.Errorf("otelcadre depends on an SDK or an exporter: %s", strings.Join(found, ", "))
 	}
 	// The check itself works: with its tests, this package does depend on them.
-	withTests := deps("-test", cadre+"otelcadre")
+	withTests := depstest.Deps(t, "-test", cadre+"otelcadre")
 	for _, p := range []string{sdk + "/trace", exporters + "/otlp/otlptrace/otlptracehttp", otlp + "/collector/trace/v1"} {
 		if !withTests[p] {
 			t.Errorf("go list does not find %s among the test's dependencies: the check above proves nothing", p)

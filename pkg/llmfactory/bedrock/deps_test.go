@@ -1,9 +1,10 @@
 package bedrock_test
 
 import (
-	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/cadrehq/cadre/internal/depstest"
 )
 
 // The AWS SDK is linked only by programs that import this package: the factory and the
@@ -12,12 +13,8 @@ func TestOnlyThisPackageLinksTheAWSSDK(t *testing.T) {
 	t.Parallel()
 	deps := func(pkg string) []string {
 		t.Helper()
-		out, err := exec.Command("go", "list", "-deps", pkg).Output()
-		if err != nil {
-			t.Fatalf("go list -deps %s: %v", pkg, err)
-		}
 		var aws []string
-		for _, p := range strings.Fields(string(out)) {
+		for p := range depstest.Deps(t, pkg) {
 			if strings.HasPrefix(p, "github.com/aws/") {
 				aws = append(aws, p)
 			}
