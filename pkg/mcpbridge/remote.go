@@ -40,10 +40,12 @@ func WithLogger(l *slog.Logger) ImportOption { return func(c *importConfig) { c.
 // 404 on a streamable HTTP session) or restarted (connection refused or reset, end of stream,
 // a stdio server that exited) — the Remote makes one new connection (it dials again,
 // initializes, lists the tools), then sends the request again, once; so do the requests in
-// flight on the lost connection, on the same new one. A call whose connection broke after it
-// was sent may have run on the server: a tool that must not run twice should be idempotent
-// there. A notification stream that ends (protocol 2026-07-28 and later) loses the connection
-// too: the next run or call connects again.
+// flight on the lost connection, on the same new one. The new connection is on the protocol
+// the Remote had before, with its notification stream: one that initializing left on an older
+// protocol is made again, a few times at most (see Connect). A call whose connection broke
+// after it was sent may have run on the server: a tool that must not run twice should be
+// idempotent there. A notification stream that ends (protocol 2026-07-28 and later) loses the
+// connection too: the next run or call connects again.
 //
 // A Remote is safe for concurrent use. Close ends it: afterwards its tools fail with
 // ErrClosed.
@@ -65,12 +67,16 @@ type Remote struct {
 	lock   chan struct{} // held to connect or to close: one new connection for all who found it lost
 	closed bool          // guarded by lock
 	name   string        // guarded by lock: the server's name, for errors when it cannot be reached
+	// protocol is guarded by lock: the newest protocol version a connection negotiated, which
+	// a new connection should reach again (see open).
+	protocol string
 }
 
 // conn is one connection to the server: an initialized client, and the tools it listed.
 type conn struct {
-	c      *client.Client
-	server string // the server's name
+	c        *client.Client
+	server   string // the server's name
+	protocol string // the protocol version negotiated
 
 	changed atomic.Uint64            // notifications/tools/list_changed received
 	tools   atomic.Pointer[toolList] // never nil once the connection is made
@@ -108,6 +114,16 @@ var _ assistant.ToolSet = (*Remote)(nil)
 // 2026-07-28 and later, the Remote opens a notification stream itself when the server says
 // its tool list can change.
 //
+// A new connection after a lost one should be on the protocol the Remote had before. mcp-go's
+// client probes with server/discover (protocol 2026-07-28) and, when that request fails for
+// any reason — a kept-alive connection to the server before its restart does it — falls back
+// to the initialize handshake of older protocols, without saying why. Such a connection works,
+// but over streamable HTTP it has no notification stream (the transport opens none unless it
+// was made for the older protocols alone), so the server's tool changes would no longer reach
+// runs. The Remote closes it and connects again, up to three handshakes in all: a server that
+// answers with an older protocol each time (an older build of it, restarted) is used on that
+// protocol, with a warning logged.
+//
 // Connect returns an error, and keeps nothing open, when dial, initializing or listing fails,
 // or when the tools cannot be used (see Tools). The caller closes the Remote.
 func Connect(ctx context.Context, dial func(ctx context.Context) (*client.Client, error), opts ...ImportOption) (*Remote, error) {
@@ -129,7 +145,7 @@ func Connect(ctx context.Context, dial func(ctx context.Context) (*client.Client
 		r.end()
 		return nil, fmt.Errorf("mcpbridge.Connect: %w", err)
 	}
-	r.name = cn.server
+	r.name, r.protocol = cn.server, cn.protocol
 	r.conn.Store(cn)
 	return r, nil
 }
@@ -236,6 +252,7 @@ func (r *Remote) reconnect(ctx context.Context, old *conn, cause error) (*conn, 
 		return nil, fmt.Errorf("MCP server %q: %s, and connecting again failed: %w", r.name, lost, err)
 	}
 	r.name = next.server
+	r.protocol = max(r.protocol, next.protocol)
 	r.conn.Store(next)
 	r.logf(ctx, slog.LevelInfo, "mcpbridge: connected to the MCP server again", "server", r.name)
 	return next, nil
@@ -249,34 +266,23 @@ func (r *Remote) logf(ctx context.Context, level slog.Level, msg string, args ..
 	}
 }
 
-// connect makes a new connection: it dials, starts and initializes a client, opens its
-// notification stream when there is one to open, and lists the tools. Tools of known that
+// handshakes bounds the handshakes of one new connection that keep landing on a protocol older
+// than the Remote's (see open).
+const handshakes = 3
+
+// connect makes a new connection: it dials, starts and initializes a client (see open), opens
+// its notification stream when there is one to open, and lists the tools. Tools of known that
 // did not change are kept (the same values), so that assistants need not prepare them again.
+// It must be called with lock held, or before the Remote is shared.
 func (r *Remote) connect(ctx context.Context, known []tool.Tool) (*conn, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(r.closing, cancel)() // Close cuts it short
-	c, err := r.dial(r.life)
+	cn, res, err := r.open(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("dialing: %w", err)
+		return nil, err
 	}
-	if c == nil {
-		return nil, errors.New("dialing gave no client")
-	}
-	cn := &conn{c: c, listing: make(chan struct{}, 1), acked: make(chan struct{})}
-	c.OnNotification(cn.notified)
-	if err := c.Start(r.life); err != nil {
-		_ = c.Close()
-		return nil, fmt.Errorf("starting the client: %w", err)
-	}
-	var init mcp.InitializeRequest
-	init.Params.ClientInfo = mcp.Implementation{Name: "cadre-mcpbridge", Version: "1"}
-	res, err := c.Initialize(ctx, init)
-	if err != nil {
-		_ = c.Close()
-		return nil, fmt.Errorf("initializing: %w", err)
-	}
-	cn.server = res.ServerInfo.Name
+	c := cn.c
 	if mcp.IsModernProtocol(res.ProtocolVersion) && res.Capabilities.Tools != nil && res.Capabilities.Tools.ListChanged {
 		if err := cn.listen(ctx, r); err != nil {
 			_ = cn.close()
@@ -291,6 +297,59 @@ func (r *Remote) connect(ctx context.Context, known []tool.Tool) (*conn, error) 
 	}
 	cn.tools.Store(&toolList{tools: tools, at: at})
 	return cn, nil
+}
+
+// open dials, starts and initializes a client, on a protocol no older than r.protocol when
+// it can. mcp-go's Initialize falls back to the handshake of the protocols before 2026-07-28
+// whenever server/discover fails, a dropped connection included, and does not say why: a
+// connection that lands on an older protocol than the Remote had is closed and made again,
+// handshakes times in all. A new client is dialed each time, rather than initializing the
+// same one again, because the fallback left it a session of the older protocol. There is no
+// pause between the handshakes: the request that failed took its broken connection with it.
+// The last one is kept whatever its protocol, with a warning: the server may really have gone
+// back to an older protocol.
+func (r *Remote) open(ctx context.Context) (*conn, *mcp.InitializeResult, error) {
+	for attempt := 1; ; attempt++ {
+		cn, res, err := r.handshake(ctx)
+		if err != nil || res.ProtocolVersion >= r.protocol {
+			return cn, res, err
+		}
+		if attempt == handshakes {
+			r.logf(ctx, slog.LevelWarn, "mcpbridge: the MCP server's new connection is on an older protocol than before; its notifications may not reach the Remote",
+				"server", cn.server, "protocol", res.ProtocolVersion, "before", r.protocol, "handshakes", handshakes)
+			return cn, res, nil
+		}
+		r.logf(ctx, slog.LevelInfo, "mcpbridge: the new connection to the MCP server fell back to an older protocol; connecting again",
+			"server", cn.server, "protocol", res.ProtocolVersion, "before", r.protocol)
+		_ = cn.c.Close() // it has no notification stream yet
+	}
+}
+
+// handshake dials, starts and initializes a client, as a connection whose tools are not yet
+// listed.
+func (r *Remote) handshake(ctx context.Context) (*conn, *mcp.InitializeResult, error) {
+	c, err := r.dial(r.life)
+	if err != nil {
+		return nil, nil, fmt.Errorf("dialing: %w", err)
+	}
+	if c == nil {
+		return nil, nil, errors.New("dialing gave no client")
+	}
+	cn := &conn{c: c, listing: make(chan struct{}, 1), acked: make(chan struct{})}
+	c.OnNotification(cn.notified)
+	if err := c.Start(r.life); err != nil {
+		_ = c.Close()
+		return nil, nil, fmt.Errorf("starting the client: %w", err)
+	}
+	var init mcp.InitializeRequest
+	init.Params.ClientInfo = mcp.Implementation{Name: "cadre-mcpbridge", Version: "1"}
+	res, err := c.Initialize(ctx, init)
+	if err != nil {
+		_ = c.Close()
+		return nil, nil, fmt.Errorf("initializing: %w", err)
+	}
+	cn.server, cn.protocol = res.ServerInfo.Name, res.ProtocolVersion
+	return cn, res, nil
 }
 
 // toolsOf returns cn's tools, listed again when the server said they changed since.

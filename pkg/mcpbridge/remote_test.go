@@ -44,6 +44,10 @@ type httpServer struct {
 	t      *testing.T
 	era    era
 	greets atomic.Int64 // calls of greet that ran, across restarts
+	// dropDiscover, while set, makes the server close the connection of the next
+	// server/discover without answering it, as a stale kept-alive connection does; it is
+	// cleared when one was dropped.
+	dropDiscover atomic.Bool
 
 	mu       sync.Mutex
 	addr     string
@@ -87,7 +91,10 @@ func (h *httpServer) start() {
 		h.t.Fatal(err)
 	}
 	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h.count(r)
+		if h.count(r) == string(mcp.MethodServerDiscover) && h.dropDiscover.CompareAndSwap(true, false) {
+			hangUp(h.t, w)
+			return
+		}
 		mcpHTTP.ServeHTTP(w, r)
 	}))
 	ts.Listener = ln
@@ -97,14 +104,14 @@ func (h *httpServer) start() {
 	h.mu.Unlock()
 }
 
-// count counts the JSON-RPC method of a POST.
-func (h *httpServer) count(r *http.Request) {
+// count counts the JSON-RPC method of a POST, and returns it.
+func (h *httpServer) count(r *http.Request) string {
 	if r.Method != http.MethodPost {
-		return
+		return ""
 	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
-		return
+		return ""
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	var msg struct {
@@ -115,6 +122,17 @@ func (h *httpServer) count(r *http.Request) {
 		h.methods[msg.Method]++
 		h.mu.Unlock()
 	}
+	return msg.Method
+}
+
+// hangUp closes the connection of the request w answers, without an answer.
+func hangUp(t *testing.T, w http.ResponseWriter) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		t.Errorf("hijacking the connection to drop it: %v", err)
+		return
+	}
+	_ = conn.Close()
 }
 
 // stop stops the server the way a crash does: its connections cut, the port closed.
@@ -152,8 +170,10 @@ func (h *httpServer) server() *server.MCPServer {
 	return h.mcp
 }
 
-// dial returns a dial function for Connect: a client of the server, in the server's era.
+// dial returns a dial function for Connect: a client of the server, in the server's era of
+// the moment.
 func (h *httpServer) dial() func(context.Context) (*client.Client, error) {
+	legacy := h.era.legacy
 	// A transport of the test's own, whose idle connections the test closes: none of its
 	// goroutines outlives the test.
 	tr := &http.Transport{}
@@ -164,7 +184,7 @@ func (h *httpServer) dial() func(context.Context) (*client.Client, error) {
 		url := "http://" + h.addr + "/mcp"
 		h.mu.Unlock()
 		opts := []transport.StreamableHTTPCOption{transport.WithHTTPBasicClient(hc), transport.WithHTTPLogger(quiet)}
-		if h.era.legacy {
+		if legacy {
 			//lint:ignore SA1019 a legacy session gets the server's notifications between calls on this stream only
 			opts = append(opts, transport.WithContinuousListening())
 		}
@@ -429,6 +449,57 @@ func TestRemoteToolListChanged(t *testing.T) {
 				t.Errorf("%d connections, want 1", got)
 			}
 		})
+	}
+}
+
+// A reconnect whose first request, server/discover, meets a dropped connection (a kept-alive
+// connection to the server before its restart does it) still ends on the protocol of the first
+// connection, with its notification stream: the server's tool changes keep reaching the Remote.
+// mcp-go's client falls back to the older initialize handshake when server/discover fails,
+// for whatever reason, and a session of that protocol gets no notification between calls.
+func TestRemoteReconnectKeepsNotificationsWhenDiscoverDropped(t *testing.T) {
+	t.Parallel()
+	h := startHTTPServer(t, era{"stateless", false})
+	logs := make(logWatch, 16)
+	r := connectTo(t, h, mcpbridge.WithLogger(slog.New(logs)))
+	h.dropDiscover.Store(true)
+	h.restart()
+	logs.waitFor(t, "is lost") // the notification stream ended: the next use connects again
+	waitForTools(t, r, "greet")
+	if h.dropDiscover.Load() {
+		t.Fatal("the reconnect's server/discover was not dropped: the test tests nothing")
+	}
+	h.server().AddTool(mcp.NewTool("wave"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("*waves*"), nil
+	})
+	waitForTools(t, r, "greet", "wave")
+	h.server().DeleteTools("greet")
+	waitForTools(t, r, "wave")
+}
+
+// A server that comes back on an older protocol than before is used on it: the Remote tries a
+// few handshakes, not more, warns, and the calls work.
+func TestRemoteServerBackOnAnOlderProtocol(t *testing.T) {
+	t.Parallel()
+	h := startHTTPServer(t, era{"stateless", false})
+	logs := make(logWatch, 16)
+	r := connectTo(t, h, mcpbridge.WithLogger(slog.New(logs)))
+	a := greeter(r)
+	h.era = era{"legacy", true} // the dial function stays a stateless client's
+	h.restart()
+	logs.waitFor(t, "is lost")
+	if got := greet(t, a, "greet"); got != "Hello, Ada!" {
+		t.Fatalf("after the server came back on an older protocol: %q", got)
+	}
+	logs.waitFor(t, "older protocol than before")
+	if got := h.sent(mcp.MethodInitialize); got != 3 {
+		t.Errorf("%d initialize handshakes, want 3: the Remote tries a few times, then uses the older protocol", got)
+	}
+	if got := greet(t, a, "greet"); got != "Hello, Ada!" {
+		t.Fatalf("again: %q", got)
+	}
+	if got := h.sent(mcp.MethodInitialize); got != 3 {
+		t.Errorf("%d initialize handshakes after another run, want still 3", got)
 	}
 }
 
