@@ -67,6 +67,6 @@ var ErrDepthLimit = errors.New("delegation depth limit reached")
 // ErrNotPaused is returned (wrapped) by Resume when the paused run it was asked to resume is
 // not waiting in its chat any more: another Resume took it first — a double click, a retried
 // request, another instance — or it was never paused there. A paused run kept with a chat is
-// taken from its store atomically (chat.Store.TakeState), so that its approved calls run once
+// taken from its store atomically (chat.Store.TakeStateIf), so that its approved calls run once
 // however many Resumes of it start at the same instant.
 var ErrNotPaused = errors.New("no paused run to resume: it was resumed already, or never paused")

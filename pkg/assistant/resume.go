@@ -57,10 +57,11 @@ var _ Resumer[string] = (*Assistant[string])(nil)
 // another process: it must have the same name and the tools of the paused turn.
 //
 // A paused run kept with a chat, read from it or given as p, is taken from the store in one
-// atomic step (chat.Store.TakeState) before any call runs: of any number of Resumes of one
+// atomic step (chat.Store.TakeStateIf) before any call runs: of any number of Resumes of one
 // pause at the same instant, in any number of processes, exactly one goes on, and the others
-// return an error wrapping ErrNotPaused. A Paused kept outside any chat is the caller's to
-// resume once.
+// return an error wrapping ErrNotPaused. A Paused that is not the chat's pause any more (an
+// earlier one, resumed already) fails with ErrNotPaused too, and leaves the chat's pause as it
+// is, for its own Resume. A Paused kept outside any chat is the caller's to resume once.
 //
 // The paused run's per-run options (Input.Options) are not part of its state: give them again
 // in opts — an approver given for one run, above all.
@@ -117,26 +118,32 @@ func (a *Assistant[O]) pausedInChat(ctx context.Context) (*Paused, error) {
 
 // claim takes the paused state kept with paused's chat from the store, atomically, so that of
 // any number of resumes of one pause exactly one goes on; the others fail with ErrNotPaused.
-// The state taken must be paused's: a state of a later pause of the chat is put back.
+// It reads the chat's state, checks it is paused's, and takes exactly the bytes it read
+// (chat.Store.TakeStateIf): a state of another pause of the chat is never moved, so that a
+// resume of that pause, at the same instant, still finds it.
 func (p *plan[O]) claim(ctx context.Context, paused *Paused) error {
 	id := *paused.Chat
 	store := p.cfg.store
 	if store == nil {
 		return fmt.Errorf("assistant %q: the paused run is kept with chat %s: resume it with an assistant that keeps chats in the same store (WithStore)", p.name, id)
 	}
-	b, err := store.TakeState(ctx, id)
+	b, err := store.State(ctx, id)
 	if err != nil && !errors.Is(err, chat.ErrNotFound) {
-		return fmt.Errorf("assistant %q: taking the paused run from chat %s: %w", p.name, id, err)
+		return fmt.Errorf("assistant %q: reading the paused run of chat %s: %w", p.name, id, err)
 	}
 	if len(b) == 0 {
 		return fmt.Errorf("assistant %q: chat %s: %w", p.name, id, ErrNotPaused)
 	}
 	var kept Paused
 	if err := json.Unmarshal(b, &kept); err != nil || !kept.same(paused) {
-		if err := store.SetState(context.WithoutCancel(ctx), id, b); err != nil {
-			return fmt.Errorf("assistant %q: chat %s holds another paused run, and putting it back failed: %w", p.name, id, err)
-		}
 		return fmt.Errorf("assistant %q: chat %s: %w: the chat holds another paused run than the one given (resume with Resume(ctx, nil, decisions) to take the chat's)", p.name, id, ErrNotPaused)
+	}
+	taken, err := store.TakeStateIf(ctx, id, b)
+	if err != nil && !errors.Is(err, chat.ErrNotFound) {
+		return fmt.Errorf("assistant %q: taking the paused run from chat %s: %w", p.name, id, err)
+	}
+	if !taken {
+		return fmt.Errorf("assistant %q: chat %s: %w", p.name, id, ErrNotPaused)
 	}
 	return nil
 }

@@ -258,3 +258,101 @@ func TestResumeOfAPausedStateWithoutBreakdowns(t *testing.T) {
 		t.Errorf("err = %v, want one saying the paused state is damaged", err)
 	}
 }
+
+// holdingStore is a chat store that, once armed, holds the first call that reads a chat's state
+// (State, TakeState or TakeStateIf) after the store has answered it, until release is closed:
+// what another Resume does meanwhile is what it would do between those two steps of the held one.
+type holdingStore struct {
+	chat.Store
+	armed   atomic.Bool
+	held    chan struct{} // closed when a call is held
+	release chan struct{}
+}
+
+func newHoldingStore() *holdingStore {
+	return &holdingStore{Store: chat.NewMemory(), held: make(chan struct{}), release: make(chan struct{})}
+}
+
+func (s *holdingStore) hold() {
+	if s.armed.CompareAndSwap(true, false) {
+		close(s.held)
+		<-s.release
+	}
+}
+
+func (s *holdingStore) State(ctx context.Context, id chat.ID) ([]byte, error) {
+	defer s.hold()
+	return s.Store.State(ctx, id)
+}
+
+func (s *holdingStore) TakeState(ctx context.Context, id chat.ID) ([]byte, error) {
+	defer s.hold()
+	return s.Store.TakeState(ctx, id)
+}
+
+func (s *holdingStore) TakeStateIf(ctx context.Context, id chat.ID, want []byte) (bool, error) {
+	defer s.hold()
+	return s.Store.TakeStateIf(ctx, id, want)
+}
+
+// TestAStaleResumeLeavesTheLiveOneAlone: a Resume of an earlier pause of a chat, resumed
+// already, fails with ErrNotPaused without moving the chat's state — a Resume of the chat's
+// live pause that runs while the stale one is between its steps goes on, and its approved call
+// runs.
+func TestAStaleResumeLeavesTheLiveOneAlone(t *testing.T) {
+	t.Parallel()
+	approve := map[string]assistant.Decision{"call_mail": assistant.Approved()}
+	for _, tt := range []struct {
+		name  string
+		given bool // the live Resume is given its Paused, rather than reading it from the chat
+	}{{"read from the chat", false}, {"given its pause", true}} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var sent atomic.Int64
+			store := newHoldingStore()
+			a := mailer(&sent, assistant.WithApproval(fixed(assistant.Pending()), "send_mail"), assistant.WithStore(store))
+			ctx := chat.WithID(testContext(t), chat.ID{Tenant: "t", User: "ana", Chat: "mails"})
+			first, err := a.Run(ctx, assistant.Input{Prompt: "mail ana"})
+			if err != nil || first.Stop != assistant.StopPending {
+				t.Fatalf("first run: %v, stop %q; want it paused", err, first.Stop)
+			}
+			if _, err := a.Resume(ctx, first.Paused, approve); err != nil {
+				t.Fatalf("resuming the first pause: %v", err)
+			}
+			second, err := a.Run(ctx, assistant.Input{Prompt: "mail ana again"})
+			if err != nil || second.Stop != assistant.StopPending {
+				t.Fatalf("second run: %v, stop %q; want it paused", err, second.Stop)
+			}
+
+			store.armed.Store(true)
+			stale := make(chan error, 1)
+			go func() {
+				_, err := a.Resume(ctx, first.Paused, approve)
+				stale <- err
+			}()
+			select {
+			case <-store.held:
+			case err := <-stale:
+				t.Fatalf("the stale Resume ended before reading the chat's state: %v", err)
+			}
+			var live *assistant.Paused
+			if tt.given {
+				live = second.Paused
+			}
+			res, err := a.Resume(ctx, live, approve)
+			close(store.release)
+			if err != nil || res.Stop != assistant.StopAnswer {
+				t.Errorf("the live Resume, while a stale one was under way: %v; want it to go on to its answer", err)
+			}
+			if err := <-stale; !errors.Is(err, assistant.ErrNotPaused) {
+				t.Errorf("the stale Resume: %v; want ErrNotPaused", err)
+			}
+			if n := sent.Load(); n != 2 {
+				t.Errorf("%d mails sent; want 2, one for each pause", n)
+			}
+			if state, err := store.Store.State(testContext(t), chat.ID{Tenant: "t", User: "ana", Chat: "mails"}); err != nil || state != nil {
+				t.Errorf("the chat's state after both Resumes: %d bytes, %v; want none: the live pause was resumed", len(state), err)
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"slices"
@@ -156,6 +157,24 @@ func (m *Memory) TakeState(ctx context.Context, id ID) ([]byte, error) {
 		m.chat(id).state = nil
 	}
 	return state, nil
+}
+
+// TakeStateIf implements Store.
+func (m *Memory) TakeStateIf(ctx context.Context, id ID, want []byte) (bool, error) {
+	if err := check(ctx, id); err != nil {
+		return false, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c, ok := m.chats[id]
+	if !ok {
+		return false, notFound(id)
+	}
+	if len(want) == 0 || !bytes.Equal(c.state, want) {
+		return false, nil
+	}
+	m.chat(id).state = nil
+	return true, nil
 }
 
 // chat returns the chat id, created when missing, and marks it changed. m.mu is held.

@@ -42,6 +42,16 @@ type Store interface {
 	// its state is taken this way: a store that can only read and then remove would let two
 	// resumes both run its approved calls.
 	TakeState(ctx context.Context, id ID) ([]byte, error)
+	// TakeStateIf removes the state kept beside the chat's messages when it is want, byte for
+	// byte, and reports whether it did, in one atomic step: of any number of TakeStateIfs of
+	// one chat with the same want at the same instant, in one process or in several sharing
+	// the store, exactly one returns true. A state that is not want — another one, or none —
+	// is left as it is, and TakeStateIf returns false; an empty want matches no state. It
+	// returns an error wrapping ErrNotFound when the chat does not exist. A paused run is
+	// resumed this way: its state is read with State and checked, then taken only if it is
+	// still the state read, so that a resume of another pause never moves the chat's state,
+	// not even for an instant in which a resume of the chat's own pause would find none.
+	TakeStateIf(ctx context.Context, id ID, want []byte) (bool, error)
 }
 
 // Info describes a chat, as List returns it.

@@ -2,6 +2,7 @@ package durable_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -142,8 +143,85 @@ func TestAPauseInAChatIsResumedOnce(t *testing.T) {
 	if d := cmp.Diff(res.Messages, kept, cmpopts.EquateEmpty()); d != "" {
 		t.Errorf("the chat holds other messages than the run's (-run +chat):\n%s", d)
 	}
-	want := []string{"chat/take_state", "chat/remove_state"}
-	if names := stepNames(t, dctx, run+"#2"); !slices.Equal(names[:2], want) {
+	want := []string{"chat/state", "chat/take_state_if", "chat/remove_state_if"}
+	if names := stepNames(t, dctx, run+"#2"); len(names) < len(want) || !slices.Equal(names[:len(want)], want) {
 		t.Errorf("the continuation's steps %q; want them to start with %q", names, want)
+	}
+}
+
+// TestTakeStateIfInARunIsDecidedByItsRead: in a durable run, the store's TakeStateIf answers as
+// the execution that read the chat's state did. A replay from its removal — an execution that
+// died after the store removed the state, before the removal was recorded — finds the state
+// gone and still answers true, so that the continuation goes on; and whatever replays, a state
+// other than the one asked for, such as the chat's next pause, stays in the chat.
+func TestTakeStateIfInARunIsDecidedByItsRead(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t, time.Minute)
+	mem := chat.NewMemory()
+	id := chat.ID{Tenant: "acme", User: "ana", Chat: "refund"}
+	dctx := newDBOS(t, dbos.Config{})
+	eng, err := durable.New(dctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := eng.Store(mem)
+	take := func(ctx dbos.Context, want string) (bool, error) {
+		return store.TakeStateIf(ctx, id, []byte(want))
+	}
+	dbos.RegisterWorkflow(dctx, take, dbos.WithWorkflowName("take"))
+	launch(t, dctx)
+	run := func(want string) (string, bool) {
+		t.Helper()
+		h, err := dbos.RunWorkflow(dctx, take, want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		taken, err := h.GetResult()
+		if err != nil {
+			t.Fatalf("TakeStateIf(%q) in a workflow: %v", want, err)
+		}
+		return h.GetWorkflowID(), taken
+	}
+	checkState := func(when, want string) {
+		t.Helper()
+		if got, err := mem.State(ctx, id); err != nil || string(got) != want {
+			t.Fatalf("the chat's state %s: %q, %v; want %q", when, got, err, want)
+		}
+	}
+
+	if err := mem.SetState(ctx, id, []byte("pause 2")); err != nil {
+		t.Fatal(err)
+	}
+	other, taken := run("pause 1")
+	if taken {
+		t.Errorf("TakeStateIf of another state than the chat's: true; want false")
+	}
+	checkState("after a TakeStateIf of another", "pause 2")
+	if names := stepNames(t, dctx, other); !slices.Equal(names, []string{"chat/take_state_if"}) {
+		t.Errorf("steps %q; want the read alone", names)
+	}
+
+	wf, taken := run("pause 2")
+	if !taken {
+		t.Fatalf("TakeStateIf of the chat's state: false; want true")
+	}
+	checkState("after it was taken", "")
+	steps := []string{"chat/take_state_if", "chat/remove_state_if"}
+	if names := stepNames(t, dctx, wf); !slices.Equal(names, steps) {
+		t.Errorf("steps %q; want %q", names, steps)
+	}
+
+	if err := mem.SetState(ctx, id, []byte("pause 3")); err != nil { // the chat's next pause
+		t.Fatal(err)
+	}
+	for start, want := range []bool{false, true, true} { // from the read, the removal, after it
+		h, err := dbos.ForkWorkflow[bool](dctx, dbos.ForkWorkflowInput{OriginalWorkflowID: wf, StartStep: uint(start)})
+		if err != nil {
+			t.Fatalf("ForkWorkflow from step %d: %v", start, err)
+		}
+		if got, err := h.GetResult(); err != nil || got != want {
+			t.Errorf("the fork from step %d: %v, %v; want %v", start, got, err, want)
+		}
+		checkState(fmt.Sprintf("after the fork from step %d", start), "pause 3")
 	}
 }

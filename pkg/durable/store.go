@@ -1,6 +1,7 @@
 package durable
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 
@@ -126,6 +127,29 @@ func (st *store) TakeState(ctx context.Context, id chat.ID) ([]byte, error) {
 		return wireChat{Err: recordError(st.s.SetState(ctx, id, nil))}
 	})
 	return state, err
+}
+
+// TakeStateIf, in a durable run, reads the state, a step whose record decides the answer, and
+// when it is want removes it with the store's TakeStateIf of exactly those bytes, another step:
+// a state that is not want is never removed, and a replay answers as the execution that read
+// it did. The removal's own answer is not the run's: an execution that died after the store
+// removed the state but before the step was recorded runs the removal again, finds no state,
+// and must still go on with the state it read. So of several durable runs taking one state at
+// once more than one may get true, as with TakeState: a pause in a chat kept this way is
+// resumed once because Engine.Resume starts its continuation once.
+func (st *store) TakeStateIf(ctx context.Context, id chat.ID, want []byte) (bool, error) {
+	if !st.durable(ctx) {
+		return st.s.TakeStateIf(ctx, id, want)
+	}
+	state, err := st.state(ctx, id, "chat/take_state_if")
+	if err != nil || len(want) == 0 || !bytes.Equal(state, want) {
+		return false, err
+	}
+	_, err = st.step(ctx, "chat/remove_state_if", func(ctx context.Context) wireChat {
+		_, err := st.s.TakeStateIf(ctx, id, state)
+		return wireChat{Err: recordError(err)}
+	})
+	return err == nil, err
 }
 
 func (st *store) List(ctx context.Context, tenant string) ([]chat.Info, error) {

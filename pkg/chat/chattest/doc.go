@@ -4,8 +4,9 @@
 //
 // The suite covers what assistants and the programs around them rely on: every part type of
 // langchaingo's messages survives a round trip, concurrent appends to one chat never
-// interleave, the messages given to Append and returned by Load are the caller's to change,
-// chats of other tenants and users are never seen, IDs with any bytes are kept apart, invalid
-// IDs and cancelled contexts are errors, and the history window cut from a loaded chat never
-// separates a tool call from its result.
+// interleave, the messages given to Append and returned by Load are the caller's to change, a
+// state is taken by exactly one of many TakeStates at once, and by TakeStateIf only when it is
+// the state asked for, chats of other tenants and users are never seen, IDs with any bytes are
+// kept apart, invalid IDs and cancelled contexts are errors, and the history window cut from a
+// loaded chat never separates a tool call from its result.
 package chattest

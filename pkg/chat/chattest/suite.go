@@ -36,6 +36,8 @@ func Run(t *testing.T, open func(t *testing.T) chat.Store) {
 		{"DeleteRemovesMessagesAndState", deleteRemovesMessagesAndState},
 		{"StateBesideMessages", stateBesideMessages},
 		{"StateTakenOnce", stateTakenOnce},
+		{"StateTakenOnlyWhenEqual", stateTakenOnlyWhenEqual},
+		{"EqualStateTakenOnce", equalStateTakenOnce},
 		{"OddIDsKeptApart", oddIDsKeptApart},
 		{"InvalidIDsAreErrors", invalidIDsAreErrors},
 		{"CancelledContextIsAnError", cancelledContextIsAnError},
@@ -216,6 +218,9 @@ func unknownChatIsNotFound(t *testing.T, s chat.Store) {
 	if _, err := s.TakeState(t.Context(), id); !errors.Is(err, chat.ErrNotFound) {
 		t.Errorf("TakeState of a chat never written: %v; want an error wrapping ErrNotFound", err)
 	}
+	if taken, err := s.TakeStateIf(t.Context(), id, []byte("s")); !errors.Is(err, chat.ErrNotFound) {
+		t.Errorf("TakeStateIf of a chat never written = %v, %v; want an error wrapping ErrNotFound", taken, err)
+	}
 	if err := s.Delete(t.Context(), id); !errors.Is(err, chat.ErrNotFound) {
 		t.Errorf("Delete of a chat never written: %v; want an error wrapping ErrNotFound", err)
 	}
@@ -312,6 +317,9 @@ func otherTenantsAndUsersAreApart(t *testing.T, s chat.Store) {
 		}
 		if _, err := s.TakeState(ctx, other); !errors.Is(err, chat.ErrNotFound) {
 			t.Errorf("TakeState(%v) of another's chat: %v; want ErrNotFound", other, err)
+		}
+		if taken, err := s.TakeStateIf(ctx, other, []byte("paused")); !errors.Is(err, chat.ErrNotFound) {
+			t.Errorf("TakeStateIf(%v) of another's chat = %v, %v; want ErrNotFound", other, taken, err)
 		}
 		if err := s.Delete(ctx, other); !errors.Is(err, chat.ErrNotFound) {
 			t.Errorf("Delete(%v) of another's chat: %v; want ErrNotFound", other, err)
@@ -554,6 +562,7 @@ func everyMethod(ctx context.Context, s chat.Store, id chat.ID) map[string]error
 	_, errs["Load"] = s.Load(ctx, id)
 	_, errs["State"] = s.State(ctx, id)
 	_, errs["TakeState"] = s.TakeState(ctx, id)
+	_, errs["TakeStateIf"] = s.TakeStateIf(ctx, id, []byte("s"))
 	_, errs["List"] = s.List(ctx, id.Tenant)
 	return errs
 }
@@ -608,6 +617,108 @@ func stateTakenOnce(t *testing.T, s chat.Store) {
 	}
 	if diff := cmp.Diff([]llms.MessageContent{msg}, mustLoad(t, s, id)); diff != "" {
 		t.Errorf("the chat's messages after TakeStates (-want +got):\n%s", diff)
+	}
+}
+
+// stateTakenOnlyWhenEqual checks that TakeStateIf removes the chat's state only when it is
+// want, byte for byte, and leaves any other state, and the chat's messages, as they were.
+func stateTakenOnlyWhenEqual(t *testing.T, s chat.Store) {
+	ctx := t.Context()
+	id := chat.ID{Tenant: "t", User: "u", Chat: "paused"}
+	msg := text(llms.ChatMessageTypeHuman, "kept")
+	mustAppend(t, s, id, msg)
+	for _, want := range [][]byte{[]byte("paused"), {}, nil} {
+		if taken, err := s.TakeStateIf(ctx, id, want); err != nil || taken {
+			t.Errorf("TakeStateIf(%q) of a chat without state = %v, %v; want false and no error", want, taken, err)
+		}
+	}
+	big := []byte(strings.Repeat("0123456789abcdef", 1<<16)) // 1 MiB
+	for _, state := range [][]byte{[]byte("\x00paused run 1\xff"), big} {
+		if err := s.SetState(ctx, id, state); err != nil {
+			t.Fatal(err)
+		}
+		changed := bytes.Clone(state)
+		changed[len(changed)-1]++
+		others := [][]byte{
+			nil,
+			{},
+			state[:len(state)-1],                   // a prefix
+			append(bytes.Clone(state), 0),          // longer by a NUL
+			changed,                                // one byte different
+			[]byte(strings.ToUpper(string(state))), // another case
+		}
+		for _, other := range others {
+			if bytes.Equal(other, state) {
+				continue
+			}
+			if taken, err := s.TakeStateIf(ctx, id, other); err != nil || taken {
+				t.Errorf("TakeStateIf of %d bytes %.40q for a state of %d bytes %.40q = %v, %v; want false and no error",
+					len(other), other, len(state), state, taken, err)
+			}
+			if got, err := s.State(ctx, id); err != nil || !bytes.Equal(got, state) {
+				t.Fatalf("State after a TakeStateIf of another state = %d bytes %.40q, %v; want it left as it was", len(got), got, err)
+			}
+		}
+		if taken, err := s.TakeStateIf(ctx, id, bytes.Clone(state)); err != nil || !taken {
+			t.Fatalf("TakeStateIf of the chat's state (%d bytes) = %v, %v; want true", len(state), taken, err)
+		}
+		if got, err := s.State(ctx, id); err != nil || got != nil {
+			t.Errorf("State after TakeStateIf took it = %.40q, %v; want nil", got, err)
+		}
+		if taken, err := s.TakeStateIf(ctx, id, state); err != nil || taken {
+			t.Errorf("a second TakeStateIf of the same state = %v, %v; want false: it was taken", taken, err)
+		}
+	}
+	if diff := cmp.Diff([]llms.MessageContent{msg}, mustLoad(t, s, id)); diff != "" {
+		t.Errorf("the chat's messages after TakeStateIfs (-want +got):\n%s", diff)
+	}
+}
+
+// equalStateTakenOnce checks that of many TakeStateIfs of one chat at the same instant, those
+// with the chat's state exactly one takes it, and those with another state take nothing.
+func equalStateTakenOnce(t *testing.T, s chat.Store) {
+	ctx := t.Context()
+	id := chat.ID{Tenant: "t", User: "u", Chat: "paused"}
+	for round := range 20 {
+		state := []byte(fmt.Sprintf("paused %d", round))
+		stale := []byte(fmt.Sprintf("paused %d", round+100))
+		if err := s.SetState(ctx, id, state); err != nil {
+			t.Fatal(err)
+		}
+		const takers = 8 // the even ones with the chat's state, the odd ones with a stale one
+		taken := make([]bool, takers)
+		errs := make([]error, takers)
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		for i := range takers {
+			want := state
+			if i%2 == 1 {
+				want = stale
+			}
+			wg.Go(func() {
+				<-start
+				taken[i], errs[i] = s.TakeStateIf(ctx, id, want)
+			})
+		}
+		close(start)
+		wg.Wait()
+		won := 0
+		for i := range takers {
+			switch {
+			case errs[i] != nil:
+				t.Errorf("round %d: TakeStateIf: %v", round, errs[i])
+			case taken[i] && i%2 == 1:
+				t.Errorf("round %d: a TakeStateIf of another state than the chat's took it", round)
+			case taken[i]:
+				won++
+			}
+		}
+		if won != 1 {
+			t.Fatalf("round %d: %d of %d simultaneous TakeStateIfs of the chat's state took it, want exactly 1", round, won, takers/2)
+		}
+		if st, err := s.State(ctx, id); err != nil || st != nil {
+			t.Fatalf("round %d: State after TakeStateIf = %q, %v; want nil", round, st, err)
+		}
 	}
 }
 

@@ -92,7 +92,7 @@ func (s *Store) Close() {
 
 // statements are the Store's SQL, with its tables' names in.
 type statements struct {
-	load, append, list, delete, state, setState, takeState string
+	load, append, list, delete, state, setState, takeState, takeStateIf string
 }
 
 // touch is when a chat of tenant $1 changes now: the server's clock, unless another of the
@@ -141,6 +141,17 @@ func newStatements(chats, messages string) statements {
 				FROM old WHERE c.id = old.id AND old.state IS NOT NULL
 			)
 			SELECT state FROM old`),
+		// The same lock: a TakeStateIf that waited for another's reads the row as the other
+		// left it. The statement returns no row for no chat, and whether the state was $4, which
+		// the update then removed; a NULL or empty $4 is no chat's state.
+		takeStateIf: sql(`WITH old AS (
+				SELECT id, state = $4::bytea AND octet_length($4::bytea) > 0 AS taken FROM %[1]s
+				WHERE tenant = $1 AND user_id = $2 AND chat = $3 FOR UPDATE
+			), taken AS (
+				UPDATE %[1]s c SET state = NULL, updated = greatest(TOUCH, c.updated + interval '1 microsecond')
+				FROM old WHERE c.id = old.id AND old.taken
+			)
+			SELECT coalesce(taken, false) FROM old`),
 	}
 }
 
@@ -277,6 +288,25 @@ func (s *Store) TakeState(ctx context.Context, id chat.ID) ([]byte, error) {
 		return nil, err
 	}
 	return s.readState(ctx, id, s.sql.takeState, "taking the state of chat")
+}
+
+// TakeStateIf implements chat.Store: one statement locks the chat's row, compares its state
+// with want and removes it when they are equal. Of several at once, in any number of processes,
+// the first to lock the row takes the state; the others wait for the lock, then find none.
+func (s *Store) TakeStateIf(ctx context.Context, id chat.ID, want []byte) (bool, error) {
+	if err := chat.Check(ctx, id); err != nil {
+		return false, err
+	}
+	k := key(id)
+	var taken bool
+	err := s.pool.QueryRow(ctx, s.sql.takeStateIf, k[0], k[1], k[2], want).Scan(&taken)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, chat.NotFound(id)
+	}
+	if err != nil {
+		return false, fmt.Errorf("postgresstore: taking the state of chat %s: %w", id, err)
+	}
+	return taken, nil
 }
 
 // readState runs statement, which returns the state of chat id in a row, or no row when the

@@ -23,6 +23,7 @@ type Store struct {
 	appendScript *redis.Script
 	stateScript  *redis.Script
 	takeScript   *redis.Script
+	takeIfScript *redis.Script
 }
 
 // Option configures a Store.
@@ -50,6 +51,7 @@ func New(rdb redis.UniversalClient, opts ...Option) *Store {
 		appendScript: redis.NewScript(touchLua + appendLua),
 		stateScript:  redis.NewScript(touchLua + stateLua),
 		takeScript:   redis.NewScript(touchLua + takeLua),
+		takeIfScript: redis.NewScript(touchLua + takeIfLua),
 	}
 	for _, opt := range opts {
 		opt(s)
@@ -97,6 +99,17 @@ if not state then return 0 end
 redis.call('DEL', KEYS[1])
 touch(0)
 return state
+`
+
+// takeIfLua removes the state KEYS[1] of chat ARGV[1] when it is ARGV[2], byte for byte, and
+// returns 1; 0 when its state is another, or none, or ARGV[2] is empty, and -1 when the chat is
+// not in its tenant's index KEYS[2].
+const takeIfLua = `
+if not redis.call('ZSCORE', KEYS[2], ARGV[1]) then return -1 end
+if ARGV[2] == '' or redis.call('GET', KEYS[1]) ~= ARGV[2] then return 0 end
+redis.call('DEL', KEYS[1])
+touch(0)
+return 1
 `
 
 // keys are the Redis keys of one chat, and its name in its tenant's index and lengths.
@@ -323,6 +336,23 @@ func (s *Store) TakeState(ctx context.Context, id chat.ID) ([]byte, error) {
 		return nil, nil
 	}
 	return nil, fmt.Errorf("redisstore: taking the state of chat %s: the script answered %T", id, v)
+}
+
+// TakeStateIf implements chat.Store: one script reads the state, compares it with want and
+// removes it, and Redis runs no other command between a script's own.
+func (s *Store) TakeStateIf(ctx context.Context, id chat.ID, want []byte) (bool, error) {
+	if err := chat.Check(ctx, id); err != nil {
+		return false, err
+	}
+	k := s.keysOf(id)
+	n, err := s.takeIfScript.Run(ctx, s.rdb, []string{k.state, k.index, k.lengths}, k.member, want).Int()
+	if err != nil {
+		return false, fmt.Errorf("redisstore: taking the state of chat %s: %w", id, err)
+	}
+	if n < 0 {
+		return false, chat.NotFound(id)
+	}
+	return n == 1, nil
 }
 
 var _ chat.Store = (*Store)(nil)

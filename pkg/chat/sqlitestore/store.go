@@ -1,6 +1,7 @@
 package sqlitestore
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -372,6 +373,47 @@ func (s *Store) takeState(ctx context.Context, id chat.ID) ([]byte, error) {
 		return nil, err
 	}
 	return state, tx.Commit()
+}
+
+// TakeStateIf implements chat.Store: the state is read, compared and removed in one
+// transaction, which takes the file's write lock when it begins, as TakeState's does.
+func (s *Store) TakeStateIf(ctx context.Context, id chat.ID, want []byte) (bool, error) {
+	if err := chat.Check(ctx, id); err != nil {
+		return false, err
+	}
+	var taken bool
+	err := s.write(ctx, func() (err error) {
+		taken, err = s.takeStateIf(ctx, id, want)
+		return err
+	})
+	if errors.Is(err, chat.ErrNotFound) {
+		return false, err
+	}
+	if err != nil {
+		return false, fmt.Errorf("sqlitestore: taking the state of chat %s: %w", id, err)
+	}
+	return taken, nil
+}
+
+func (s *Store) takeStateIf(ctx context.Context, id chat.ID, want []byte) (bool, error) {
+	tx, err := s.writes.BeginTx(ctx, nil)
+	if err != nil {
+		return false, err
+	}
+	defer tx.Rollback()
+	var state []byte
+	err = tx.QueryRowContext(ctx, `SELECT state FROM chats WHERE tenant = ? AND user = ? AND chat = ?`,
+		id.Tenant, id.User, id.Chat).Scan(&state)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, chat.NotFound(id)
+	}
+	if err != nil || len(want) == 0 || !bytes.Equal(state, want) {
+		return false, err
+	}
+	if _, err := tx.ExecContext(ctx, touch+`state = NULL`, id.Tenant, id.User, id.Chat, time.Now().UnixNano(), 0, nil); err != nil {
+		return false, err
+	}
+	return true, tx.Commit()
 }
 
 var _ chat.Store = (*Store)(nil)
