@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -178,6 +179,7 @@ func TestSupervisorTree(t *testing.T) {
 	want := map[sdktrace.ReadOnlySpan]map[attribute.Key]attribute.Value{
 		sup: {
 			"gen_ai.operation.name":  attribute.StringValue("invoke_agent"),
+			"gen_ai.provider.name":   attribute.StringValue("anthropic"),
 			"gen_ai.agent.name":      attribute.StringValue("supervisor"),
 			"gen_ai.conversation.id": attribute.StringValue("chat-7"),
 			"cadre.run.depth":        attribute.IntValue(0),
@@ -188,9 +190,10 @@ func TestSupervisorTree(t *testing.T) {
 			"cadre.usage.requests":       attribute.IntValue(4),
 		},
 		res1: {
-			"gen_ai.agent.name":   attribute.StringValue("researcher"),
-			"cadre.run.depth":     attribute.IntValue(1),
-			"cadre.run.parent_id": attr(sup, "cadre.run.id"),
+			"gen_ai.provider.name": attribute.StringValue("openai"),
+			"gen_ai.agent.name":    attribute.StringValue("researcher"),
+			"cadre.run.depth":      attribute.IntValue(1),
+			"cadre.run.parent_id":  attr(sup, "cadre.run.id"),
 		},
 		spans["chat claude-sonnet-4-6"][0]: {
 			"gen_ai.operation.name":                attribute.StringValue("chat"),
@@ -294,7 +297,54 @@ func TestFallback(t *testing.T) {
 	if len(events) != 1 || events[0] != otelcadre.EventFallback {
 		t.Errorf("the run's events = %v, want one fallback", events)
 	}
+	// The run's span names the provider of the chain's first model, known when it starts; each
+	// request's span names its own.
+	for span, want := range map[sdktrace.ReadOnlySpan]string{run: "openai", failed: "openai", answered: "anthropic"} {
+		if got := attr(span, "gen_ai.provider.name"); got.AsString() != want {
+			t.Errorf("%q: gen_ai.provider.name = %q, want %q", span.Name(), got.String(), want)
+		}
+	}
 }
+
+// TestAgentSpanStartsWithProvider: gen_ai.provider.name, which the GenAI conventions require
+// of an agent span, is among the attributes it starts with (a sampler sees them), in the
+// conventions' spelling; for a resumed run too.
+func TestAgentSpanStartsWithProvider(t *testing.T) {
+	t.Parallel()
+	rec := newRecorder(t)
+	sampled := map[string][]string{} // the provider a sampler saw, by span name
+	var mu sync.Mutex
+	rec.tp.RegisterSpanProcessor(startRecorder(func(s sdktrace.ReadWriteSpan) {
+		mu.Lock()
+		defer mu.Unlock()
+		sampled[s.Name()] = append(sampled[s.Name()], attr(s, "gen_ai.provider.name").AsString())
+	}))
+	m := llmtest.NewScripted(llmtest.Calls(llmtest.Call("search", `{"topic":"x"}`)), llmtest.Text("done"))
+	pending := assistant.ApproverFunc(func(context.Context, assistant.ToolCall) (assistant.Decision, error) {
+		return assistant.Pending(), nil
+	})
+	var seen trace.SpanContext
+	a := assistant.New[string]("helper", assistant.WithModels(model.Fixed(model.Model{Name: "gemini", ID: "gemini-3-pro", Provider: "googleai", LLM: m})),
+		assistant.WithTools(searchTool(&seen)), assistant.WithApproval(pending), rec.tracing())
+	res, err := a.Run(ctxFor(t), assistant.Input{Prompt: "x?"})
+	if err != nil || res.Stop != assistant.StopPending {
+		t.Fatalf("Run = %v, %v; want a pause", res, err)
+	}
+	if _, err := a.Resume(ctxFor(t), res.Paused, map[string]assistant.Decision{res.Paused.Waiting()[0].ID: assistant.Approved()}); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(sampled["invoke_agent helper"], " "); got != "gcp.gemini gcp.gemini" {
+		t.Errorf("the run spans started with gen_ai.provider.name %q, want gcp.gemini for the run and its resumption", got)
+	}
+}
+
+// startRecorder is a span processor that calls f with each span as it starts.
+type startRecorder func(sdktrace.ReadWriteSpan)
+
+func (f startRecorder) OnStart(_ context.Context, s sdktrace.ReadWriteSpan) { f(s) }
+func (startRecorder) OnEnd(sdktrace.ReadOnlySpan)                           {}
+func (startRecorder) Shutdown(context.Context) error                        { return nil }
+func (startRecorder) ForceFlush(context.Context) error                      { return nil }
 
 func eventNames(s sdktrace.ReadOnlySpan) []string {
 	var out []string
