@@ -66,6 +66,10 @@ type RunInfo struct {
 	Depth       int    // 0 for a top run, 1 for a run it delegates to, ...
 	Prompt      string // the user's turn; "" when the run resumes (Resumed)
 	Resumed     bool   // the run continues a paused run (Resume)
+	// Provider is the provider of the first model of the run's chain (its model.Model's
+	// Provider; "" when unknown): where its requests go unless that model fails. A request's
+	// own model is in its ModelRequest.
+	Provider string
 }
 
 // ModelRequest is one request to one model: a middleware must not modify it, nor its

@@ -157,6 +157,7 @@ func (r *run[O]) around(ctx context.Context, info RunInfo, body func(context.Con
 		return out, err
 	})
 	info.Assistant, info.RunID, info.ParentRunID, info.Depth = r.p.name, r.state.id, r.parentID, r.state.depth
+	info.Provider = r.chain[0].Provider
 	var res *Result[O]
 	resp, err := r.state.mw.run(ctx, 0, info, func(ctx context.Context) (*Response, error) {
 		var err error

@@ -27,7 +27,7 @@
 //	assistants:
 //	  summarizer: [small, fast] # a fallback chain, tried in order
 //	retry: { max_attempts: 3, initial_backoff: 500ms, max_backoff: 10s }
-//	rate_limits:                # read by Factory.RateLimits, for ratelimit.Middleware
+//	rate_limits:                # Factory.RateLimits; ratelimit.LimitsFrom converts it
 //	  user: { requests_per_minute: 20, tokens_per_day: 200000 }
 //
 // docs/llm-yaml.md in the repository documents every key; llm.yaml.example is a commented

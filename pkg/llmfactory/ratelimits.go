@@ -10,10 +10,9 @@ import (
 // RateLimits is llm.yaml's rate_limits section: the limits of package ratelimit's Middleware,
 // per tenant and per user, in a form that keeps llmfactory free of the packages that run
 // assistants. A zero field is no limit; a RateLimits from Load or Parse has no negative field.
-// Its fields convert one to one:
+// ratelimit.LimitsFrom converts it, field for field:
 //
-//	r := factory.RateLimits()
-//	limits := ratelimit.Limits{Tenant: ratelimit.Quota(r.Tenant), User: ratelimit.Quota(r.User), MaxWait: r.MaxWait}
+//	limits := ratelimit.LimitsFrom(factory.RateLimits())
 type RateLimits struct {
 	Tenant, User RateQuota     // rate_limits.tenant, rate_limits.user
 	MaxWait      time.Duration // rate_limits.max_wait; 0 fails a request at once

@@ -15,7 +15,8 @@
 // its context, so the spans of an instrumented HTTP client inside it nest there too.
 //
 // The spans carry gen_ai.operation.name, gen_ai.agent.name, gen_ai.conversation.id (the chat,
-// when the run has one), gen_ai.provider.name, gen_ai.request.model (the provider's model id;
+// when the run has one), gen_ai.provider.name (a request's: its model's provider; a run's: the
+// provider of its chain's first model), gen_ai.request.model (the provider's model id;
 // the llm.yaml name is cadre.model.name), gen_ai.response.finish_reasons, the token counts
 // (gen_ai.usage.input_tokens, output_tokens, cache_read.input_tokens,
 // cache_creation.input_tokens, reasoning.output_tokens), gen_ai.tool.name and

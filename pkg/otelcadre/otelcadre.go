@@ -202,10 +202,13 @@ func (t *tracer) run(ctx context.Context, info assistant.RunInfo, next assistant
 	if s := runStepOf(ctx); s != nil && s.id == info.RunID {
 		return next(ctx) // an outer level traces this run
 	}
-	st := t.startOf(startKey{op: "run", name: info.Assistant}, func() *start {
+	st := t.startOf(startKey{op: "run", name: info.Assistant, provider: info.Provider}, func() *start {
 		return &start{name: "invoke_agent " + info.Assistant, opts: []trace.SpanStartOption{
 			trace.WithSpanKind(trace.SpanKindInternal),
-			trace.WithAttributes(semconv.GenAIOperationNameInvokeAgent, semconv.GenAIAgentName(info.Assistant)),
+			// The provider is the first model's: a run whose model falls back to another
+			// provider's keeps it; its chat spans name each request's own.
+			trace.WithAttributes(semconv.GenAIOperationNameInvokeAgent, semconv.GenAIProviderNameKey.String(providerName(info.Provider)),
+				semconv.GenAIAgentName(info.Assistant)),
 		}}
 	})
 	ctx, span := t.tracer.Start(ctx, st.name, st.opts...)

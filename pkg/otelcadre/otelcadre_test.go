@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -178,6 +179,7 @@ func TestSupervisorTree(t *testing.T) {
 	want := map[sdktrace.ReadOnlySpan]map[attribute.Key]attribute.Value{
 		sup: {
 			"gen_ai.operation.name":  attribute.StringValue("invoke_agent"),
+			"gen_ai.provider.name":   attribute.StringValue("anthropic"),
 			"gen_ai.agent.name":      attribute.StringValue("supervisor"),
 			"gen_ai.conversation.id": attribute.StringValue("chat-7"),
 			"cadre.run.depth":        attribute.IntValue(0),
@@ -188,9 +190,10 @@ func TestSupervisorTree(t *testing.T) {
 			"cadre.usage.requests":       attribute.IntValue(4),
 		},
 		res1: {
-			"gen_ai.agent.name":   attribute.StringValue("researcher"),
-			"cadre.run.depth":     attribute.IntValue(1),
-			"cadre.run.parent_id": attr(sup, "cadre.run.id"),
+			"gen_ai.provider.name": attribute.StringValue("openai"),
+			"gen_ai.agent.name":    attribute.StringValue("researcher"),
+			"cadre.run.depth":      attribute.IntValue(1),
+			"cadre.run.parent_id":  attr(sup, "cadre.run.id"),
 		},
 		spans["chat claude-sonnet-4-6"][0]: {
 			"gen_ai.operation.name":                attribute.StringValue("chat"),
@@ -294,7 +297,54 @@ func TestFallback(t *testing.T) {
 	if len(events) != 1 || events[0] != otelcadre.EventFallback {
 		t.Errorf("the run's events = %v, want one fallback", events)
 	}
+	// The run's span names the provider of the chain's first model, known when it starts; each
+	// request's span names its own.
+	for span, want := range map[sdktrace.ReadOnlySpan]string{run: "openai", failed: "openai", answered: "anthropic"} {
+		if got := attr(span, "gen_ai.provider.name"); got.AsString() != want {
+			t.Errorf("%q: gen_ai.provider.name = %q, want %q", span.Name(), got.String(), want)
+		}
+	}
 }
+
+// TestAgentSpanStartsWithProvider: gen_ai.provider.name, which the GenAI conventions require
+// of an agent span, is among the attributes it starts with (a sampler sees them), in the
+// conventions' spelling; for a resumed run too.
+func TestAgentSpanStartsWithProvider(t *testing.T) {
+	t.Parallel()
+	rec := newRecorder(t)
+	sampled := map[string][]string{} // the provider a sampler saw, by span name
+	var mu sync.Mutex
+	rec.tp.RegisterSpanProcessor(startRecorder(func(s sdktrace.ReadWriteSpan) {
+		mu.Lock()
+		defer mu.Unlock()
+		sampled[s.Name()] = append(sampled[s.Name()], attr(s, "gen_ai.provider.name").AsString())
+	}))
+	m := llmtest.NewScripted(llmtest.Calls(llmtest.Call("search", `{"topic":"x"}`)), llmtest.Text("done"))
+	pending := assistant.ApproverFunc(func(context.Context, assistant.ToolCall) (assistant.Decision, error) {
+		return assistant.Pending(), nil
+	})
+	var seen trace.SpanContext
+	a := assistant.New[string]("helper", assistant.WithModels(model.Fixed(model.Model{Name: "gemini", ID: "gemini-3-pro", Provider: "googleai", LLM: m})),
+		assistant.WithTools(searchTool(&seen)), assistant.WithApproval(pending), rec.tracing())
+	res, err := a.Run(ctxFor(t), assistant.Input{Prompt: "x?"})
+	if err != nil || res.Stop != assistant.StopPending {
+		t.Fatalf("Run = %v, %v; want a pause", res, err)
+	}
+	if _, err := a.Resume(ctxFor(t), res.Paused, map[string]assistant.Decision{res.Paused.Waiting()[0].ID: assistant.Approved()}); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(sampled["invoke_agent helper"], " "); got != "gcp.gemini gcp.gemini" {
+		t.Errorf("the run spans started with gen_ai.provider.name %q, want gcp.gemini for the run and its resumption", got)
+	}
+}
+
+// startRecorder is a span processor that calls f with each span as it starts.
+type startRecorder func(sdktrace.ReadWriteSpan)
+
+func (f startRecorder) OnStart(_ context.Context, s sdktrace.ReadWriteSpan) { f(s) }
+func (startRecorder) OnEnd(sdktrace.ReadOnlySpan)                           {}
+func (startRecorder) Shutdown(context.Context) error                        { return nil }
+func (startRecorder) ForceFlush(context.Context) error                      { return nil }
 
 func eventNames(s sdktrace.ReadOnlySpan) []string {
 	var out []string
@@ -510,4 +560,96 @@ func TestMetrics(t *testing.T) {
 	if durations != 2 {
 		t.Errorf("%d durations, want one per request", durations)
 	}
+}
+
+// TestSharedModelAndTool: two assistants that share one model and one tool, under one Tracing
+// option: each chat and execute_tool span names the assistant that sent it, whichever ran
+// first.
+func TestSharedModelAndTool(t *testing.T) {
+	t.Parallel()
+	rec := newRecorder(t)
+	tracing := rec.tracing()
+	var seen trace.SpanContext
+	search := searchTool(&seen)
+	shared := model.Fixed(model.Model{Name: "fast", ID: "gpt-5-mini", Provider: "openai", LLM: llmtest.NewScripted(
+		llmtest.Calls(llmtest.Call("search", `{"topic":"x"}`)), llmtest.Text("done")).Cycle()})
+	for _, name := range []string{"writer", "editor"} {
+		a := assistant.New[string](name, assistant.WithModels(shared), assistant.WithTools(search), tracing)
+		if _, err := a.Run(ctxFor(t), assistant.Input{Prompt: "x?"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	spans := rec.ended()
+	runs := map[trace.SpanID]string{}
+	for _, name := range []string{"writer", "editor"} {
+		runs[one(t, spans, "invoke_agent "+name).SpanContext().SpanID()] = name
+	}
+	steps := append(spans["chat gpt-5-mini"], spans["execute_tool search"]...)
+	if len(steps) != 6 {
+		t.Fatalf("%d chat and execute_tool spans, want 2 requests and a call of each assistant", len(steps))
+	}
+	for _, s := range steps {
+		want := runs[s.Parent().SpanID()]
+		if got := attr(s, "gen_ai.agent.name").AsString(); got != want || want == "" {
+			t.Errorf("a %q span of %q's run: gen_ai.agent.name = %q", s.Name(), want, got)
+		}
+	}
+}
+
+// TestCacheTokens: cache writes and cache reads are reported each as what it is, on the
+// request's span and, summed over the run, on the run's; a count of zero is left out.
+func TestCacheTokens(t *testing.T) {
+	t.Parallel()
+	rec := newRecorder(t)
+	var seen trace.SpanContext
+	// Anthropic's client reports cache writes; llmtest's replies take the shape of OpenAI's.
+	call := llmtest.Call("search", `{"topic":"x"}`)
+	call.ID = "toolu_1"
+	m := llmtest.NewScripted(
+		anthropicReply(llms.ContentChoice{ToolCalls: []llms.ToolCall{call}, StopReason: "tool_use"}, usage.Usage{InputTokens: 200, OutputTokens: 10, CacheReadTokens: 64, CacheWriteTokens: 40}),
+		anthropicReply(llms.ContentChoice{Content: "done", StopReason: "end_turn"}, usage.Usage{InputTokens: 250, OutputTokens: 5, CacheWriteTokens: 16}),
+	)
+	a := assistant.New[string]("helper", assistant.WithModels(model.Fixed(model.Model{Name: "deep", ID: "claude-sonnet-4-6", Provider: "anthropic", LLM: m})),
+		assistant.WithTools(searchTool(&seen)), rec.tracing())
+	if _, err := a.Run(ctxFor(t), assistant.Input{Prompt: "x?"}); err != nil {
+		t.Fatal(err)
+	}
+	spans := rec.ended()
+	chats := spans["chat claude-sonnet-4-6"]
+	if len(chats) != 2 {
+		t.Fatalf("%d chat spans, want 2", len(chats))
+	}
+	if attr(chats[0], "cadre.request.attempt").AsInt64() == 2 {
+		chats[0], chats[1] = chats[1], chats[0]
+	}
+	const read, write = "gen_ai.usage.cache_read.input_tokens", "gen_ai.usage.cache_creation.input_tokens"
+	for span, want := range map[sdktrace.ReadOnlySpan]map[attribute.Key]int64{
+		chats[0]:                             {read: 64, write: 40},
+		chats[1]:                             {write: 16},
+		one(t, spans, "invoke_agent helper"): {read: 64, write: 56},
+	} {
+		got := attrs(span)
+		for _, k := range []attribute.Key{read, write} {
+			v, ok := got[k]
+			switch w, want := want[k]; {
+			case !want && ok:
+				t.Errorf("%q: %s = %d, want none: there were none", span.Name(), k, v.AsInt64())
+			case want && v.AsInt64() != w:
+				t.Errorf("%q: %s = %s, want %d", span.Name(), k, v.String(), w)
+			}
+		}
+	}
+}
+
+// anthropicReply is a reply of choice whose usage u is reported as langchaingo's anthropic
+// client reports it: the input tokens without the cache's reads and writes, which have keys of
+// their own.
+func anthropicReply(choice llms.ContentChoice, u usage.Usage) llmtest.Reply {
+	choice.GenerationInfo = map[string]any{
+		"InputTokens":              u.InputTokens - u.CacheReadTokens - u.CacheWriteTokens,
+		"OutputTokens":             u.OutputTokens,
+		"CacheReadInputTokens":     u.CacheReadTokens,
+		"CacheCreationInputTokens": u.CacheWriteTokens,
+	}
+	return llmtest.Reply{Response: &llms.ContentResponse{Choices: []*llms.ContentChoice{&choice}}}
 }

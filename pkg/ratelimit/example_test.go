@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cadrehq/cadre/pkg/assistant"
+	"github.com/cadrehq/cadre/pkg/llmfactory"
 	"github.com/cadrehq/cadre/pkg/llmtest"
 	"github.com/cadrehq/cadre/pkg/ratelimit"
 )
@@ -43,4 +44,29 @@ func Example() {
 	// Hello!
 	// Hello!
 	// refused: the user limit of 2 requests_per_minute; retry within a minute: true
+}
+
+// The limits of llm.yaml's rate_limits section, for the middleware, with the limiter the
+// program picks.
+func ExampleLimitsFrom() {
+	factory, err := llmfactory.Parse([]byte(`
+providers: {openai: {api_key: sk-example}}
+models: {fast: {provider: openai, model: gpt-5-mini}}
+rate_limits:
+  tenant: {requests_per_minute: 600, tokens_per_day: 5000000}
+  user: {requests_per_minute: 20}
+  max_wait: 2s
+`))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer factory.Close()
+
+	limits := ratelimit.LimitsFrom(factory.RateLimits())
+	fmt.Printf("%+v\n", limits)
+	// Given to the assistants that use the factory's models:
+	_ = assistant.New[string]("support", assistant.WithModels(factory),
+		assistant.WithMiddleware(ratelimit.Middleware(ratelimit.NewLocal(), limits)))
+	// Output:
+	// {Tenant:{RequestsPerMinute:600 TokensPerDay:5000000} User:{RequestsPerMinute:20 TokensPerDay:0} MaxWait:2s}
 }

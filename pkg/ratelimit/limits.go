@@ -65,3 +65,22 @@ func (l Limits) Validate() error {
 	}
 	return errors.Join(errs...)
 }
+
+// LimitsFrom returns the limits of llm.yaml's rate_limits section, as
+// llmfactory.Factory.RateLimits returns them (an llmfactory.RateLimits), field for field:
+//
+//	limits := ratelimit.LimitsFrom(factory.RateLimits())
+//
+// It takes any struct of the same shape, so that neither package imports the other: llmfactory
+// links no part of the packages that run assistants, and ratelimit no provider client. A file
+// without the section gives the zero Limits, which limit nothing.
+func LimitsFrom[R ~struct {
+	Tenant, User Q
+	MaxWait      time.Duration
+}, Q ~struct{ RequestsPerMinute, TokensPerDay int }](r R) Limits {
+	f := struct {
+		Tenant, User Q
+		MaxWait      time.Duration
+	}(r)
+	return Limits{Tenant: Quota(f.Tenant), User: Quota(f.User), MaxWait: f.MaxWait}
+}

@@ -41,8 +41,7 @@ rate_limits:
 		t.Fatal(err)
 	}
 	defer f.Close()
-	r := f.RateLimits()
-	got := ratelimit.Limits{Tenant: ratelimit.Quota(r.Tenant), User: ratelimit.Quota(r.User), MaxWait: r.MaxWait}
+	got := ratelimit.LimitsFrom(f.RateLimits())
 	want := ratelimit.Limits{
 		Tenant:  ratelimit.Quota{RequestsPerMinute: 600, TokensPerDay: 5_000_000},
 		User:    ratelimit.Quota{RequestsPerMinute: 20},
@@ -50,5 +49,8 @@ rate_limits:
 	}
 	if got != want {
 		t.Errorf("limits from llm.yaml = %+v, want %+v", got, want)
+	}
+	if got := ratelimit.LimitsFrom(llmfactory.RateLimits{}); !got.IsZero() || got.MaxWait != 0 {
+		t.Errorf("limits from an llm.yaml without rate_limits = %+v, want none", got)
 	}
 }

@@ -20,10 +20,13 @@
 //
 // Every Take and Charge is redis_rate's GCRA script, one key at a time, on the Redis server's
 // clock, so that instances with different clocks agree. A Take across several buckets takes
-// them in order; when one has no room, the ones taken before it are given back (redis_rate
-// with a negative count), so a refused request takes nothing. Between the taking and the
-// giving back another instance may see those buckets one fuller than they end: the limit is
-// never exceeded by that, and a request may be refused that a moment later would not be.
+// them in order; when one has no room, the ones taken before it are given back, so a refused
+// request takes nothing. Each give-back is one script of this package's own, on the state
+// redis_rate keeps: it moves the state back by one and deletes the key when that leaves the
+// bucket full, in one step, so that another instance's take is never lost with the key.
+// Between the taking and the giving back another instance may see those buckets one fuller
+// than they end: the limit is never exceeded by that, and a request may be refused that a
+// moment later would not be.
 // Charge takes with a burst that admits any count, so that a reply's tokens are all counted
 // and a bucket charged more than it holds is in debt until it refills.
 package redislimit

@@ -1,10 +1,13 @@
 package redislimit_test
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -24,6 +27,167 @@ func TestLimiter(t *testing.T) {
 	ratelimittest.Run(t, func(t *testing.T) ratelimit.Limiter {
 		return redislimit.New(rdb, redislimit.WithPrefix(redistest.Prefix(t, rdb)))
 	})
+}
+
+// TestGiveBackKeepsATakeInBetween: another instance takes one from a bucket right after one of
+// the round trips of a Take that takes from it and is refused by the next bucket, so gives it
+// back. Wherever it lands, what it took stays taken: the bucket of 5 admits 5 in all.
+func TestGiveBackKeepsATakeInBetween(t *testing.T) {
+	t.Parallel()
+	rdb := redistest.Client(t)
+	prefix := redistest.Prefix(t, rdb)
+	other := redislimit.New(rdb, redislimit.WithPrefix(prefix))
+	spent := ratelimit.Bucket{Key: "spent", Limit: 1, Period: time.Hour}
+	if r, err := other.Take(t.Context(), []ratelimit.Bucket{spent}); r != nil || err != nil {
+		t.Fatalf("taking the one of %q: %v, %v", spent.Key, r, err)
+	}
+	for n := 1; n <= 6; n++ { // a Take that gives back makes 3 or 4 round trips (5 or 6 if its script is not loaded)
+		t.Run(fmt.Sprintf("after round trip %d", n), func(t *testing.T) {
+			t.Parallel()
+			ctx := t.Context()
+			bucket := ratelimit.Bucket{Key: fmt.Sprintf("bucket-%d", n), Limit: 5, Period: time.Hour}
+			admitted := 0
+			takeOther := func() {
+				r, err := other.Take(ctx, []ratelimit.Bucket{bucket})
+				if err != nil {
+					t.Error(err)
+				}
+				if r == nil {
+					admitted++
+				}
+			}
+			hook := &afterRoundTrip{n: n, f: takeOther}
+			client := redis.NewClient(&redis.Options{Addr: redistest.Addr(t)})
+			t.Cleanup(func() { client.Close() })
+			if err := client.Ping(ctx).Err(); err != nil { // connected before the hook counts
+				t.Fatal(err)
+			}
+			client.AddHook(hook)
+			r, err := redislimit.New(client, redislimit.WithPrefix(prefix)).Take(ctx, []ratelimit.Bucket{bucket, spent})
+			if err != nil || r == nil || r.Bucket != spent {
+				t.Fatalf("Take(bucket, spent) = %v, %v; want spent's refusal", r, err)
+			}
+			if hook.sent < n {
+				takeOther() // the Take made fewer round trips: the other takes after it
+			}
+			if admitted != 1 {
+				t.Fatalf("the other instance's take was refused: a bucket of 5 holds room for it")
+			}
+			for admitted <= bucket.Limit {
+				before := admitted
+				if takeOther(); admitted == before {
+					break
+				}
+			}
+			if admitted != bucket.Limit {
+				t.Errorf("the bucket of %d admitted %d in all, the other instance's take in between included: the give-back erased it", bucket.Limit, admitted)
+			}
+		})
+	}
+}
+
+// afterRoundTrip is a go-redis hook that calls f right after the n-th round trip its client
+// makes (a command or a pipeline).
+type afterRoundTrip struct {
+	n, sent int
+	f       func()
+}
+
+func (h *afterRoundTrip) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h *afterRoundTrip) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		err := next(ctx, cmd)
+		h.done()
+		return err
+	}
+}
+
+func (h *afterRoundTrip) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		err := next(ctx, cmds)
+		h.done()
+		return err
+	}
+}
+
+func (h *afterRoundTrip) done() {
+	if h.sent++; h.sent == h.n {
+		h.f()
+	}
+}
+
+// TestGiveBackKeepsOthersTakes: a Take refused by its second bucket gives back what it took
+// from the first while other clients take from that bucket. What they took stays taken: a
+// bucket of 5 an hour admits 5 in all, however the give-back and their takes interleave.
+func TestGiveBackKeepsOthersTakes(t *testing.T) {
+	t.Parallel()
+	rdb := redistest.Client(t)
+	other := redistest.Client(t) // another instance: its own client, its own connections
+	prefix := redistest.Prefix(t, rdb)
+	limiters := []*redislimit.Limiter{redislimit.New(rdb, redislimit.WithPrefix(prefix)), redislimit.New(other, redislimit.WithPrefix(prefix))}
+	ctx := t.Context()
+	spent := ratelimit.Bucket{Key: "spent", Limit: 1, Period: time.Hour}
+	if r, err := limiters[0].Take(ctx, []ratelimit.Bucket{spent}); r != nil || err != nil {
+		t.Fatalf("taking the one of %q: %v, %v", spent.Key, r, err)
+	}
+	const trials, takers, takesEach = 200, 2, 4 // 8 takes of a bucket of 5
+	var over []string
+	for trial := range trials {
+		bucket := ratelimit.Bucket{Key: fmt.Sprintf("trial-%d", trial), Limit: 5, Period: time.Hour}
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		admitted := make([]int, takers)
+		errs := make(chan error, takers*takesEach+3)
+		wg.Go(func() { // takes from bucket, is refused by spent, and gives bucket back (or finds bucket empty)
+			<-start
+			for range 3 {
+				r, err := limiters[0].Take(ctx, []ratelimit.Bucket{bucket, spent})
+				if err != nil || r == nil {
+					errs <- fmt.Errorf("Take(bucket, spent) = %v, %v; want a refusal", r, err)
+				}
+			}
+		})
+		for i := range takers {
+			wg.Go(func() {
+				<-start
+				for range takesEach {
+					r, err := limiters[i%2].Take(ctx, []ratelimit.Bucket{bucket})
+					switch {
+					case err != nil:
+						errs <- err
+					case r == nil:
+						admitted[i]++
+					}
+				}
+			})
+		}
+		close(start)
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+		total := admitted[0] + admitted[1]
+		for { // what is left: the 5 the bucket holds, less what the takers got
+			r, err := limiters[0].Take(ctx, []ratelimit.Bucket{bucket})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r != nil {
+				break
+			}
+			if total++; total > 10 {
+				break
+			}
+		}
+		if total != bucket.Limit {
+			over = append(over, fmt.Sprintf("trial %d: %d admitted (%d by the takers)", trial, total, admitted[0]+admitted[1]))
+		}
+	}
+	if len(over) > 0 {
+		t.Errorf("in %d of %d trials a bucket of 5 an hour did not admit exactly 5, e.g. %s", len(over), trials, over[0])
+	}
 }
 
 // instance is one instance of a service: its own Redis client, its own limiter, its own
