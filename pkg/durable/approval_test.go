@@ -250,3 +250,82 @@ func TestTheEngineTellsARunsStatus(t *testing.T) {
 		t.Errorf("Status of a run that does not exist: %v; want ErrNonExistentWorkflow", err)
 	}
 }
+
+// TestAContinuationKeepsTheRunsLimits: a durable run given Input.Limits pauses; its
+// continuations — after a second pause too — run with the same limits, and stop where the same
+// run without the engine, resumed with the same limits, stops: at a request the limits do not
+// allow, which a continuation without them would make.
+func TestAContinuationKeepsTheRunsLimits(t *testing.T) {
+	t.Parallel()
+	approved := map[string]assistant.Decision{"p1": assistant.Approved()}
+	for _, tc := range []struct {
+		name      string
+		assistant string
+		limits    usage.Limits
+		decisions []map[string]assistant.Decision // one for each Resume; the last ends the run
+	}{
+		// The cashier's first request pauses the run; its second, in the continuation, is one
+		// too many.
+		{name: "one pause", assistant: "cashier", limits: usage.Limits{MaxRequests: 1}, decisions: []map[string]assistant.Decision{approved}},
+		// The desk's request and the cashier's pause the run; left undecided, the call pauses it
+		// again, without a request; decided, the cashier answers and the desk's second request
+		// is one too many.
+		{name: "two pauses", assistant: "desk", limits: usage.Limits{MaxRequests: 3}, decisions: []map[string]assistant.Decision{nil, approved}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := testContext(t, 2*time.Minute)
+
+			// The same run without the engine, resumed with the same limits each time.
+			alone := &world{}
+			cashier := alone.cashier(alone.approver())
+			runs := map[string]*assistant.Assistant[string]{"cashier": cashier, "desk": alone.desk(cashier)}
+			a, limits := runs[tc.assistant], assistant.WithLimits(tc.limits)
+			res, err := a.Run(ctx, assistant.Input{Prompt: "Refund me", Options: []assistant.Option{limits}})
+			for _, d := range tc.decisions {
+				if err != nil || res.Stop != assistant.StopPending {
+					t.Fatalf("without the engine: %v, stop %q; want the run paused", err, res.Stop)
+				}
+				res, err = a.Resume(ctx, res.Paused, d, limits)
+			}
+			var want *usage.LimitError
+			if !errors.As(err, &want) || res == nil {
+				t.Fatalf("without the engine, the run resumed with its limits: %v; want a *usage.LimitError, with the Result so far", err)
+			}
+
+			w, _, _ := startedDesk(t)
+			id, err := w.eng.Start(ctx, tc.assistant, durable.Input{Prompt: "Refund me", Limits: &tc.limits, Meta: map[string]string{"tenant": "acme"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range tc.decisions {
+				paused, err := w.eng.Await(ctx, id)
+				if err != nil || paused.Stop != assistant.StopPending {
+					t.Fatalf("run %s: %v; want it paused", id, err)
+				}
+				if id, err = w.eng.Resume(ctx, id, d); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, err := w.eng.Await(ctx, id)
+			var limit *usage.LimitError
+			if !errors.As(err, &limit) {
+				t.Fatalf("the last continuation, %s: %v (answer %q); want the *usage.LimitError of the run's limits", id, err, textOf(got))
+			}
+			if *limit != *want {
+				t.Errorf("the continuation stopped at %+v; without the engine, the run stopped at %+v", *limit, *want)
+			}
+			if got == nil || got.Usage.Total != res.Usage.Total {
+				t.Errorf("the continuation's usage: %+v; without the engine: %+v", got, res.Usage.Total)
+			}
+		})
+	}
+}
+
+// textOf is the answer of res, if any.
+func textOf(res *durable.Result) string {
+	if res == nil {
+		return ""
+	}
+	return res.Text
+}
