@@ -18,10 +18,11 @@ import (
 // A run whose process stops (DBOS shuts down) does not append its messages: the run's next
 // execution does, once. A run whose workflow is cancelled or times out, which has no next
 // execution unless someone resumes it, appends what it got to, once: an execution that resumes
-// it does not append again. A paused state is taken from the chat by a continuation in two
-// steps, a read then a removal, so that a continuation taken up after a crash between the two
-// still finds the state it read: Resume runs in chats kept this way with Engine.Resume, whose
-// continuations start once, rather than with assistant.Assistant.Resume.
+// it does not append again. A paused
+// state is taken from the chat by a continuation in two steps, a read then a removal, so that a
+// continuation taken up after a crash between the two still finds the state it read: Resume
+// runs in chats kept this way with Engine.Resume, whose continuations start once, rather than
+// with assistant.Assistant.Resume.
 func (e *Engine) Store(s chat.Store) chat.Store { return &store{e: e, s: s} }
 
 type store struct {
