@@ -23,7 +23,8 @@ import (
 //     marks that it did with a workflow of its own, cadre.appended, whose ID is the run's
 //     workflow's with "#appended-" and the append's number in the workflow: an execution that
 //     resumes the run finds the mark, in its step chat/append, and does not append again. The
-//     mark is made first, so that of two executions that get there at once one appends.
+//     mark is made before the append, so that of two stopped executions the first appends; a
+//     cancelled one whose workflow was resumed meanwhile leaves the append to the resumed one.
 //
 // The append's number counts the chat appends recorded in the workflow before it: a workflow
 // of the program's own may run several runs in a chat, and each appends once.
