@@ -37,8 +37,8 @@ type resumeInput struct {
 // Resume may be called from any process of the application, and any number of times: exactly
 // one Resume of a pause starts its continuation, and the others return an error wrapping
 // assistant.ErrNotPaused, as assistant.Assistant.Resume does. The continuation's ID is the
-// paused run's with "#2" (then "#3", ...) at its end: a caller that lost Resume's answer can
-// Await it. The decisions are checked before anything starts, so that a mistaken decision does
+// paused run's with "#2" (then "#3", ...) at its end, ContinuationID(pausedID): a caller that
+// lost Resume's answer can Await it. The decisions are checked before anything starts, so that a mistaken decision does
 // not use up the pause. The continuation runs with the paused run's Limits and Meta.
 func (e *Engine) Resume(ctx context.Context, pausedID string, decisions map[string]assistant.Decision) (string, error) {
 	out, err := e.paused(ctx, pausedID)
@@ -52,14 +52,24 @@ func (e *Engine) Resume(ctx context.Context, pausedID string, decisions map[stri
 		return "", err
 	}
 	in := resumeInput{Assistant: out.Assistant, Paused: out.Paused, Decisions: decisions, Limits: out.Limits, Meta: out.Meta}
-	next := continuationID(pausedID)
+	next := ContinuationID(pausedID)
 	id, err := start(e, e.resumeWorkflow, in, startConfig{id: next, queue: e.queue},
 		dbos.WithWorkflowIDReusePolicy(dbos.WorkflowIDReusePolicyReject))
 	if errors.Is(err, dbos.ErrWorkflowIDInUse) {
-		return "", fmt.Errorf("durable: run %s: %w: it was resumed already, as %s", pausedID, assistant.ErrNotPaused, next)
+		return "", &resumedError{paused: pausedID, next: next}
 	}
 	return id, err
 }
+
+// resumedError is the error of a Resume of a pause that was resumed already: it is
+// assistant.ErrNotPaused, and says so once, with the continuation to Await.
+type resumedError struct{ paused, next string }
+
+func (e *resumedError) Error() string {
+	return "durable: run " + e.paused + " was resumed already, as " + e.next
+}
+
+func (e *resumedError) Is(target error) bool { return target == assistant.ErrNotPaused }
 
 // paused returns the output of the run id, which must have ended paused.
 func (e *Engine) paused(ctx context.Context, id string) (runOutput, error) {
@@ -105,9 +115,11 @@ func checkDecisions(p *assistant.Paused, decisions map[string]assistant.Decision
 	return nil
 }
 
-// continuationID is the ID of the continuation of the paused run id: id#2 for a run, id#3 for
-// the continuation id#2, and so on.
-func continuationID(id string) string {
+// ContinuationID returns the ID that Engine.Resume gives the continuation of the paused run id:
+// id#2 for a run, id#3 for the continuation id#2, and so on. It is the same in every process,
+// whether or not the run was resumed: Await it to follow a run that a Resume of another process
+// (or one whose answer was lost) continued, or give it to Status.
+func ContinuationID(id string) string {
 	if i := strings.LastIndexByte(id, '#'); i >= 0 {
 		if n, err := strconv.Atoi(id[i+1:]); err == nil && n >= 2 && strconv.Itoa(n) == id[i+1:] {
 			return id[:i] + "#" + strconv.Itoa(n+1)

@@ -1,20 +1,27 @@
 package durable_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/cadrehq/cadre/pkg/assistant"
+	"github.com/cadrehq/cadre/pkg/callback"
 	"github.com/cadrehq/cadre/pkg/chat"
 	"github.com/cadrehq/cadre/pkg/durable"
+	"github.com/cadrehq/cadre/pkg/llmtest"
+	"github.com/cadrehq/cadre/pkg/model"
+	"github.com/cadrehq/cadre/pkg/tool"
 	"github.com/dbos-inc/dbos-transact-golang/dbos"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/tmc/langchaingo/llms"
 )
 
 // TestARunInAChatStoppedMidTurnAppendsOnce: a durable run in a chat whose process stops in the
@@ -147,6 +154,218 @@ func TestAPauseInAChatIsResumedOnce(t *testing.T) {
 	if names := stepNames(t, dctx, run+"#2"); len(names) < len(want) || !slices.Equal(names[:len(want)], want) {
 		t.Errorf("the continuation's steps %q; want them to start with %q", names, want)
 	}
+}
+
+// runEnds returns a handler that sends on ended when a top run ends, after its chat was saved.
+func runEnds(ended chan<- error) callback.Handler {
+	return callback.HandlerFunc(func(_ context.Context, e callback.Event) {
+		if e.ParentRunID == "" && (e.Kind == callback.RunEnd || e.Kind == callback.RunError) {
+			ended <- e.Err
+		}
+	})
+}
+
+// TestARunInAChatStoppedForGoodKeepsTheUsersTurn: a durable run in a chat that is cancelled
+// (dbos.CancelWorkflow) or times out (durable.WithTimeout) in the middle of a turn has no next
+// execution, unless someone resumes it: the chat gets what the run got to — the user's turn and
+// the model's turn that asked for the calls — once. Resumed with dbos.ResumeWorkflow, the run
+// answers, and the chat is not given the run a second time.
+func TestARunInAChatStoppedForGoodKeepsTheUsersTurn(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		opts []durable.StartOption
+		stop func(t *testing.T, dctx dbos.Context, run string, w *world)
+	}{
+		{name: "cancelled", stop: func(t *testing.T, dctx dbos.Context, run string, w *world) {
+			if err := dbos.CancelWorkflow(dctx, run); err != nil {
+				t.Fatal(err)
+			}
+			close(w.release) // the call that ran when the run was cancelled ends, unrecorded
+		}},
+		// The run waits in its call until its time is up.
+		{name: "timed out", opts: []durable.StartOption{durable.WithTimeout(3 * time.Second)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := testContext(t, 2*time.Minute)
+			mem := chat.NewMemory()
+			id := chat.ID{Tenant: "acme", User: "ana", Chat: "trip"}
+			dctx := newDBOS(t, dbos.Config{})
+			eng, err := durable.New(dctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ended := make(chan error, 2)
+			w := &world{eng: eng, block: "Paris", blocked: filepath.Join(t.TempDir(), "blocked"), release: make(chan struct{})}
+			durable.Register(eng, w.supervisor(assistant.WithStore(eng.Store(mem)), assistant.WithCallback(runEnds(ended))))
+			launch(t, dctx)
+			run, err := eng.Start(ctx, "supervisor", durable.Input{Prompt: question1, Chat: id}, tc.opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			waitFor(ctx, t, "the turn to be under way", func() bool {
+				_, err := os.Stat(w.blocked)
+				return err == nil
+			})
+			if tc.stop != nil {
+				tc.stop(t, dctx, run, w)
+			}
+			select {
+			case err := <-ended:
+				if err == nil {
+					t.Fatal("the run stopped in the middle of its turn ended without an error")
+				}
+			case <-ctx.Done():
+				t.Fatal("the run did not end")
+			}
+			kept, err := mem.Load(ctx, id)
+			if err != nil {
+				t.Fatalf("the chat after the run stopped: %v; want the user's turn", err)
+			}
+			if len(kept) < 2 || kept[0].Role != llms.ChatMessageTypeHuman || kept[0].Parts[0] != (llms.TextContent{Text: question1}) ||
+				kept[1].Role != llms.ChatMessageTypeAI || len(toolCalls(kept[1])) != 3 {
+				t.Fatalf("the chat holds %d messages %+v; want the user's turn, then the model's turn with its three calls", len(kept), kept)
+			}
+
+			if tc.stop == nil {
+				close(w.release)
+			}
+			if _, err := dbos.ResumeWorkflow[any](dctx, run); err != nil {
+				t.Fatal(err)
+			}
+			res, err := eng.Await(ctx, run)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasPrefix(res.Text, "report: ") {
+				t.Errorf("the resumed run's answer: %q; want its report", res.Text)
+			}
+			again, err := mem.Load(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(kept, again, cmpopts.EquateEmpty()); d != "" {
+				t.Errorf("the resumed run changed the chat (-before +after):\n%s", d)
+			}
+		})
+	}
+}
+
+// toolCalls returns the tool calls of m.
+func toolCalls(m llms.MessageContent) []llms.ToolCall {
+	var calls []llms.ToolCall
+	for _, p := range m.Parts {
+		if c, ok := p.(llms.ToolCall); ok {
+			calls = append(calls, c)
+		}
+	}
+	return calls
+}
+
+// TestRunsInAChatOfAWorkflowOfOurOwnAppendOnceEach: a workflow of the program's own runs three
+// runs in one chat, one after the other, and is cancelled in the middle of the second. The chat
+// gets the first run and what the second got to; resumed, the workflow does not append the
+// second run again, and appends the third: each run's append is told apart from the others'.
+func TestRunsInAChatOfAWorkflowOfOurOwnAppendOnceEach(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t, 2*time.Minute)
+	mem := chat.NewMemory()
+	id := chat.ID{Tenant: "acme", User: "ana", Chat: "errands"}
+	dctx := newDBOS(t, dbos.Config{})
+	eng, err := durable.New(dctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocked, release, ended := make(chan struct{}), make(chan struct{}), make(chan error, 4)
+	wait := tool.Func("wait", "Waits for something.", func(ctx context.Context, in query) (string, error) {
+		if in.Q == "second" {
+			select {
+			case blocked <- struct{}{}:
+			default: // the resumed execution
+			}
+			<-release
+		}
+		return "waited for " + in.Q, nil
+	})
+	clerk := assistant.New[string]("clerk",
+		assistant.WithMiddleware(eng.Middleware()),
+		assistant.WithModels(model.Fixed(model.Model{Name: "clerk", LLM: llmtest.NewFunc(func(_ context.Context, req llmtest.Request) llmtest.Reply {
+			if turns(req.Messages) == 0 {
+				return reply("", usageOf(10, 2), nil, call("c1", "wait", fmt.Sprintf(`{"q":%q}`, prompt(req.Messages))))
+			}
+			return reply("done: "+strings.Join(results(req.Messages[len(req.Messages)-1:]), ""), usageOf(20, 3), nil)
+		}).NoRecord()})),
+		assistant.WithTools(wait),
+		assistant.WithStore(eng.Store(mem)),
+		assistant.WithCallback(runEnds(ended)))
+	errands := func(ctx dbos.Context, prompts []string) (string, error) {
+		var done []string
+		for _, p := range prompts {
+			out, err := clerk.Run(chat.WithID(ctx, id), assistant.Input{Prompt: p})
+			if err != nil {
+				return "", err
+			}
+			done = append(done, out.Output)
+		}
+		return strings.Join(done, "; "), nil
+	}
+	dbos.RegisterWorkflow(dctx, errands, dbos.WithWorkflowName("test.errands"))
+	launch(t, dctx)
+	h, err := dbos.RunWorkflow(dctx, errands, []string{"first", "second", "third"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-blocked:
+	case <-ctx.Done():
+		t.Fatal("the second run did not call its tool")
+	}
+	if err := dbos.CancelWorkflow(dctx, h.GetWorkflowID()); err != nil {
+		t.Fatal(err)
+	}
+	close(release)
+	for range 2 { // the first run, then the second
+		select {
+		case <-ended:
+		case <-ctx.Done():
+			t.Fatal("the runs did not end")
+		}
+	}
+	if got, want := userTurns(t, mem, id), []string{"first", "second"}; !slices.Equal(got, want) {
+		t.Errorf("after the cancel the chat holds the user's turns %q; want %q", got, want)
+	}
+
+	resumed, err := dbos.ResumeWorkflow[string](dctx, h.GetWorkflowID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := resumed.GetResult()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "done: waited for first; done: waited for second; done: waited for third"; out != want {
+		t.Errorf("the resumed workflow: %q; want %q", out, want)
+	}
+	if got, want := userTurns(t, mem, id), []string{"first", "second", "third"}; !slices.Equal(got, want) {
+		t.Errorf("after the resume the chat holds the user's turns %q; want %q", got, want)
+	}
+}
+
+// userTurns returns the texts of the user's turns in the chat id of mem.
+func userTurns(t *testing.T, mem chat.Store, id chat.ID) []string {
+	t.Helper()
+	msgs, err := mem.Load(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var turns []string
+	for _, m := range msgs {
+		if m.Role == llms.ChatMessageTypeHuman {
+			turns = append(turns, m.Parts[0].(llms.TextContent).Text)
+		}
+	}
+	return turns
 }
 
 // TestTakeStateIfInARunIsDecidedByItsRead: in a durable run, the store's TakeStateIf answers as

@@ -77,8 +77,9 @@ func WithRestore(restore func(ctx context.Context, meta map[string]string) conte
 
 // The names DBOS records for the engine's workflows.
 const (
-	runWorkflow    = "cadre.run"
-	resumeWorkflow = "cadre.resume"
+	runWorkflow      = "cadre.run"
+	resumeWorkflow   = "cadre.resume"
+	appendedWorkflow = "cadre.appended"
 )
 
 // New makes an Engine on dctx and registers its workflows there. It must be called before
@@ -107,6 +108,7 @@ func New(dctx dbos.Context, opts ...Option) (e *Engine, err error) {
 	}()
 	dbos.RegisterWorkflow(dctx, e.runWorkflow, dbos.WithInstance(e), dbos.WithWorkflowName(runWorkflow))
 	dbos.RegisterWorkflow(dctx, e.resumeWorkflow, dbos.WithInstance(e), dbos.WithWorkflowName(resumeWorkflow))
+	dbos.RegisterWorkflow(dctx, e.appendedWorkflow, dbos.WithInstance(e), dbos.WithWorkflowName(appendedWorkflow))
 	return e, nil
 }
 

@@ -237,7 +237,7 @@ func (e *Engine) Start(ctx context.Context, assistant string, in Input, opts ...
 
 // start starts the workflow fn on in, from the engine's root context: a workflow started from a
 // caller's context would be cancelled, for good, with it.
-func start[P any](e *Engine, fn dbos.Workflow[P, runOutput], in P, cfg startConfig, opts ...dbos.WorkflowOption) (string, error) {
+func start[P, R any](e *Engine, fn dbos.Workflow[P, R], in P, cfg startConfig, opts ...dbos.WorkflowOption) (string, error) {
 	dctx := e.root
 	if cfg.timeout > 0 {
 		// Not cancelled when Start returns: the deadline goes with the workflow, which DBOS

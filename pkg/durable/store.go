@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 
 	"github.com/cadrehq/cadre/pkg/chat"
 	"github.com/dbos-inc/dbos-transact-golang/dbos"
@@ -15,8 +16,10 @@ import (
 // again: give it to assistant.WithStore in place of s for the assistants the engine runs, and
 // give a run its chat with Input.Chat. Outside a durable run it is s.
 //
-// A run that ends because its workflow is stopped — its process shutting down, or DBOS
-// cancelling it — does not append its messages: the run's next execution does, once. A paused
+// A run whose process stops (DBOS shuts down) does not append its messages: the run's next
+// execution does, once. A run whose workflow is cancelled or times out, which has no next
+// execution unless someone resumes it, appends what it got to, once: an execution that resumes
+// it does not append again. A paused
 // state is taken from the chat by a continuation in two steps, a read then a removal, so that a
 // continuation taken up after a crash between the two still finds the state it read: Resume
 // runs in chats kept this way with Engine.Resume, whose continuations start once, rather than
@@ -76,15 +79,23 @@ func (st *store) Append(ctx context.Context, id chat.ID, msgs []llms.MessageCont
 	if !st.durable(ctx) {
 		return st.s.Append(ctx, id, msgs)
 	}
-	if s, _ := ctx.Value(scopeKey{}).(*scope); s != nil && s.run.Err() != nil {
-		// The workflow was stopped (the run appends with a context that is never done): the
-		// append would not be recorded, and the next execution would append again.
-		return nil
+	// The run appends with a context that is never done: the context it started with, in its
+	// scope, tells whether its workflow was stopped, and how (see append.go).
+	s, _ := ctx.Value(scopeKey{}).(*scope)
+	appended := false
+	if s == nil || s.run.Err() == nil {
+		var err error
+		appended, err = st.appendStep(ctx, id, msgs)
+		if !errors.Is(err, dbos.ErrWorkflowCancelled) && !errors.Is(err, dbos.ErrConflictingWorkflowID) {
+			return err
+		}
 	}
-	_, err := st.step(ctx, "chat/append", func(ctx context.Context) wireChat {
-		return wireChat{Err: recordError(st.s.Append(ctx, id, msgs))}
-	})
-	return err
+	// The workflow was stopped, or taken by another execution: the step was not recorded.
+	timedOut := s != nil && s.run.Err() != nil
+	if timedOut && st.e.stopping(s.run) {
+		return nil // the process stops: the workflow's next execution appends
+	}
+	return st.appendStopped(ctx, id, msgs, appended, timedOut)
 }
 
 func (st *store) State(ctx context.Context, id chat.ID) ([]byte, error) {

@@ -137,8 +137,8 @@ func TestContinuationIDs(t *testing.T) {
 		"pay#-3":     "pay#-3#2",
 		"order-1#02": "order-1#02#2",
 	} {
-		if got := continuationID(in); got != want {
-			t.Errorf("continuationID(%q) = %q; want %q", in, got, want)
+		if got := ContinuationID(in); got != want {
+			t.Errorf("ContinuationID(%q) = %q; want %q", in, got, want)
 		}
 	}
 }

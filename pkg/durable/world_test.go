@@ -103,9 +103,13 @@ type world struct {
 	eng *durable.Engine // nil: the assistants run without one
 	ran executions
 	// In a child process of a crash test: the weather tool, asked for the city block, writes
-	// the file blocked and waits for the end of the process; every tool call takes slow.
+	// the file blocked and waits for the end of the process, or of its context; every tool call
+	// takes slow.
 	block, blocked string
 	slow           time.Duration
+	// release, once closed, lets the weather tool blocked on the city block go on: nil, it
+	// waits for its context only.
+	release chan struct{}
 }
 
 // note records that what ran, in the step of ctx.
@@ -127,8 +131,11 @@ func (w *world) supervisor(opts ...assistant.Option) *assistant.Assistant[string
 			if err := os.WriteFile(w.blocked, nil, 0o600); err != nil {
 				return "", err
 			}
-			<-ctx.Done() // the process is killed first
-			return "", ctx.Err()
+			select {
+			case <-ctx.Done(): // or the process is killed first
+				return "", ctx.Err()
+			case <-w.release:
+			}
 		}
 		time.Sleep(w.slow)
 		return in.City + ": sunny", nil
