@@ -189,9 +189,6 @@ func (p *plan[O]) resume(ctx context.Context, paused *Paused, decisions map[stri
 		return nil, err
 	}
 	defer r.closeTree()
-	if p.skills != nil {
-		r.state.skills = &activeSkills{names: activatedIn(msgs)}
-	}
 	if adopted {
 		r.state.account.Adopt(paused.Usage)
 	} else {

@@ -96,6 +96,9 @@ func (r *run[O]) call(ctx context.Context, t *turn, i int) string {
 	if t.resume != nil && t.resume[i] != nil {
 		ctx = withResume(ctx, &resumeInfo{by: &r.state, paused: t.resume[i], decisions: r.decisions})
 	}
+	if name == activateSkill && r.state.skills != nil {
+		ctx = context.WithValue(ctx, skillCallKey{}, i) // see turnSkills
+	}
 	var out string
 	var err error
 	var panicked bool
