@@ -166,6 +166,8 @@ func (r *run[O]) around(ctx context.Context, info RunInfo, body func(context.Con
 		return &res.Response, err
 	})
 	switch {
+	case resp == nil && err == nil:
+		return nil, fmt.Errorf("assistant %q: a run middleware returned no Response and no error: return next's, or a Response of its own", r.p.name)
 	case resp == nil:
 		return nil, err
 	case res != nil && resp == &res.Response:
@@ -174,11 +176,26 @@ func (r *run[O]) around(ctx context.Context, info RunInfo, body func(context.Con
 	return r.answered(resp, err)
 }
 
-// answered makes the Result of a Response a run middleware gave without running the run.
+// answered makes the Result of a Response a run middleware gave without running the run. A
+// Response without a Stop is an answer; one whose Stop it does not bear out is refused.
 func (r *run[O]) answered(resp *Response, err error) (*Result[O], error) {
 	res := &Result[O]{Response: *resp}
-	if err != nil || resp.Stop != StopAnswer && resp.Stop != StopLimitAnswer {
+	if err != nil {
 		return res, err
+	}
+	switch resp.Stop {
+	case "":
+		res.Stop = StopAnswer
+	case StopAnswer, StopLimitAnswer:
+	case StopPending:
+		if resp.Paused == nil {
+			return res, fmt.Errorf("assistant %q: a run middleware answered with Stop %q and no Paused state: a pause must carry the state to resume from", r.p.name, resp.Stop)
+		}
+		return res, nil
+	case StopError:
+		return res, fmt.Errorf("assistant %q: a run middleware answered with Stop %q and no error: return the error with the Response", r.p.name, resp.Stop)
+	default:
+		return res, fmt.Errorf("assistant %q: a run middleware answered with Stop %q, which is none of %q, %q, %q, %q", r.p.name, resp.Stop, StopAnswer, StopLimitAnswer, StopPending, StopError)
 	}
 	if r.p.out.text {
 		reflect.ValueOf(&res.Output).Elem().SetString(resp.Text)
