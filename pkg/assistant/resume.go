@@ -103,7 +103,7 @@ func (a *Assistant[O]) pausedInChat(ctx context.Context) (*Paused, error) {
 	}
 	b, err := a.plan.cfg.store.State(ctx, id)
 	if err != nil && !errors.Is(err, chat.ErrNotFound) {
-		return nil, fmt.Errorf("assistant %q: reading chat %s: %w", a.name, id, err)
+		return nil, within(a.name, err, "reading chat "+id.String(), id.String())
 	}
 	if len(b) == 0 {
 		return nil, fmt.Errorf("assistant %q: chat %s: %w", a.name, id, ErrNotPaused)

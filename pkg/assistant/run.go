@@ -325,7 +325,7 @@ func (r *run[O]) generate(ctx context.Context) (model.Reply, *model.Model, error
 		m := &r.chain[i]
 		opts, oerr := r.options(i)
 		if oerr != nil {
-			return model.Reply{}, nil, fmt.Errorf("assistant %q: model %q: %w", r.p.name, m.Name, oerr)
+			return model.Reply{}, nil, r.modelError(m, oerr)
 		}
 		if r.state.handler != nil {
 			r.emit(ctx, callback.Event{Kind: callback.ModelRequest, Model: m.Name, Attempt: r.attempt()})
@@ -371,13 +371,19 @@ func (r *run[O]) generate(ctx context.Context) (model.Reply, *model.Model, error
 			return model.Reply{}, nil, fmt.Errorf("assistant %q: %w", r.p.name, ctx.Err())
 		}
 		if i+1 == len(r.chain) || !model.CanFallback(err) || s != nil && s.err != nil {
-			return model.Reply{}, nil, fmt.Errorf("assistant %q: model %q: %w", r.p.name, m.Name, err)
+			return model.Reply{}, nil, r.modelError(m, err)
 		}
 		if r.state.handler != nil {
 			r.emit(ctx, callback.Event{Kind: callback.ModelFallback, Model: m.Name, Err: err})
 		}
 	}
 	return model.Reply{}, nil, err // not reached: the chain is never empty
+}
+
+// modelError is err of model m, as the run says it: always naming m as the chain names it,
+// which a provider's error, naming the provider's model id, does not.
+func (r *run[O]) modelError(m *model.Model, err error) error {
+	return within(r.p.name, err, fmt.Sprintf("model %q", m.Name), "")
 }
 
 func (r *run[O]) attempt() int {
