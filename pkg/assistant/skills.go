@@ -17,14 +17,16 @@ import (
 // model sees each skill's name and description, listed in the system prompt, and loads a
 // skill's instructions only when a task needs them, through two tools the assistant adds:
 //
-//   - activate_skill returns a skill's instructions, marked as such, and the list of its
-//     files — not their contents. Activating a skill already active in the run answers
-//     briefly instead of sending the instructions again; of two activations of one skill in
-//     one turn, the first in the model's order brings them. What is active is read from the
-//     run's messages, so that a run replayed from a record (package durable) answers alike.
-//   - read_skill_resource returns one of those files, read with skill.Skill.ReadResource:
-//     confined to the skill's folder, text only; the result is capped like any tool's
-//     (WithMaxToolResult). It is added only when a skill has files.
+//   - activate_skill, given a skill's name as "name", returns the skill's instructions,
+//     marked as such, and the list of its files — not their contents. Activating a skill
+//     already active in the run answers briefly instead of sending the instructions again; of
+//     two activations of one skill in one turn, the first in the model's order brings them.
+//     What is active is read from the run's messages, so that a run replayed from a record
+//     (package durable) answers alike.
+//   - read_skill_resource, given the skill's name as "skill" and a file's path as "path",
+//     returns one of those files, read with skill.Skill.ReadResource: confined to the skill's
+//     folder, text only; the result is capped like any tool's (WithMaxToolResult). It is added
+//     only when a skill has files.
 //
 // In a chat (WithStore), the instructions of the skills activated in earlier runs are sent
 // after the system prompt in every request of the run whenever the history window no longer
