@@ -170,7 +170,7 @@ func (r *run[O]) pause(ctx context.Context) (*Result[O], error) {
 			err = r.p.cfg.store.SetState(context.WithoutCancel(ctx), id, b)
 		}
 		if err != nil {
-			return r.failPause(ctx, fmt.Errorf("assistant %q: keeping the paused run with chat %s: %w", r.p.name, id, err))
+			return r.failPause(ctx, within(r.p.name, err, "keeping the paused run with chat "+id.String(), id.String()))
 		}
 		r.chat.saved = true // the messages are kept in the state until the run ends
 	}

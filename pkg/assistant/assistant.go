@@ -119,10 +119,10 @@ type runState struct {
 	account *usage.Account
 	handler callback.Handler
 	stream  StreamFunc
-	mw      chain         // the middleware of its callers, then its own
-	depth   int           // 0 for a top run
-	tree    *tree         // shared by every run of the tree
-	skills  *activeSkills // nil without WithSkills
+	mw      chain       // the middleware of its callers, then its own
+	depth   int         // 0 for a top run
+	tree    *tree       // shared by every run of the tree
+	skills  *turnSkills // for the activate_skill calls of the turn that runs; nil without any
 }
 
 // tree is what the runs of one delegation tree share.

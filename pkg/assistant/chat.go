@@ -40,11 +40,11 @@ func (r *run[O]) loadChat(ctx context.Context) ([]llms.MessageContent, error) {
 	}
 	msgs, err := r.p.cfg.store.Load(ctx, id)
 	if err != nil && !errors.Is(err, chat.ErrNotFound) {
-		return nil, fmt.Errorf("assistant %q: loading chat %s: %w", r.p.name, id, err)
+		return nil, within(r.p.name, err, "loading chat "+id.String(), id.String())
 	}
 	state, err := r.p.cfg.store.State(ctx, id)
 	if err != nil && !errors.Is(err, chat.ErrNotFound) {
-		return nil, fmt.Errorf("assistant %q: loading chat %s: %w", r.p.name, id, err)
+		return nil, within(r.p.name, err, "loading chat "+id.String(), id.String())
 	}
 	if len(state) > 0 {
 		return nil, fmt.Errorf("assistant %q: chat %s has a run waiting for a person's decision: Resume it first (Resume(ctx, nil, decisions))", r.p.name, id)
@@ -68,7 +68,7 @@ func (r *run[O]) saveChat(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), saveTimeout)
 	defer cancel()
 	if err := r.p.cfg.store.Append(ctx, r.chat.id, r.msgs[r.first:]); err != nil {
-		return fmt.Errorf("assistant %q: saving the run to chat %s: %w", r.p.name, r.chat.id, err)
+		return within(r.p.name, err, "saving the run to chat "+r.chat.id.String(), r.chat.id.String())
 	}
 	return nil
 }

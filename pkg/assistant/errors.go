@@ -70,3 +70,29 @@ var ErrDepthLimit = errors.New("delegation depth limit reached")
 // taken from its store atomically (chat.Store.TakeStateIf), so that its approved calls run once
 // however many Resumes of it start at the same instant.
 var ErrNotPaused = errors.New("no paused run to resume: it was resumed already, or never paused")
+
+// within returns err as the run of assistant name says it: `assistant "name": where: err`,
+// less what err says already, so that a message says each thing once however many layers
+// add it. The assistant is not named again when err starts by naming it (the error of a
+// middleware, of a limit); where is left out when err's text holds said (a chat store's error
+// names its chat), or when where is "". The error returned wraps err.
+func within(name string, err error, where, said string) error {
+	head := fmt.Sprintf("assistant %q: ", name)
+	rest, named := strings.CutPrefix(err.Error(), head)
+	switch {
+	case where != "" && (said == "" || !strings.Contains(rest, said)):
+		rest = where + ": " + rest
+	case named:
+		return err
+	}
+	return &layered{msg: head + rest, err: err}
+}
+
+// layered is an error with the words of the layers it went through (see within).
+type layered struct {
+	msg string
+	err error
+}
+
+func (e *layered) Error() string { return e.msg }
+func (e *layered) Unwrap() error { return e.err }

@@ -3,13 +3,19 @@ package assistant_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cadrehq/cadre/pkg/assistant"
+	"github.com/cadrehq/cadre/pkg/chat"
 	"github.com/cadrehq/cadre/pkg/llmfactory"
 	"github.com/cadrehq/cadre/pkg/llmtest"
+	"github.com/cadrehq/cadre/pkg/model"
+	"github.com/cadrehq/cadre/pkg/ratelimit"
 	"github.com/cadrehq/cadre/pkg/tool"
+	"github.com/tmc/langchaingo/llms"
 )
 
 // The errors a newcomer meets first in a run each say which assistant, what is wrong, and
@@ -132,4 +138,124 @@ func TestOutputErrorNumbersItsAttempts(t *testing.T) {
 	if s := e.Error(); !strings.Contains(s, "could not be used: attempt 1: first; attempt 2: second") {
 		t.Errorf("Error() = %q; want each attempt numbered from 1 with its error", s)
 	}
+}
+
+// failingStore is a chat store whose Load and Append fail as a store of the project's words
+// them — naming the chat, or (plain) not.
+type failingStore struct {
+	chat.Store
+	plain bool
+}
+
+var errDisk = errors.New("disk full")
+
+func (s failingStore) fail(doing string, id chat.ID) error {
+	if s.plain {
+		return errDisk
+	}
+	return fmt.Errorf("diskstore: %s chat %s: %w", doing, id, errDisk)
+}
+
+func (s failingStore) Load(_ context.Context, id chat.ID) ([]llms.MessageContent, error) {
+	return nil, s.fail("loading", id)
+}
+
+func (s failingStore) Append(_ context.Context, id chat.ID, _ []llms.MessageContent) error {
+	return s.fail("appending to", id)
+}
+
+// rateLimited is a request middleware that refuses every request of assistant as ratelimit's
+// does, with an error that names the assistant.
+func rateLimited(assistantName string) assistant.Middleware {
+	return assistant.Middleware{Request: func(ctx context.Context, req *assistant.ModelRequest, next assistant.RequestNext) (model.Reply, error) {
+		if req.Assistant != assistantName {
+			return next(ctx, req)
+		}
+		return model.Reply{}, &ratelimit.Error{Agent: req.Assistant, Tenant: "acme", User: "ana", Scope: ratelimit.ScopeUser,
+			Limit: ratelimit.LimitRequestsPerMinute, Max: 20, RetryAfter: 3 * time.Second}
+	}}
+}
+
+// TestErrorsSayEachThingOnce: each layer of a run adds to an error only what the layers below
+// did not say — the assistant's name once, the chat once — and the error still wraps what it
+// wraps.
+func TestErrorsSayEachThingOnce(t *testing.T) {
+	t.Parallel()
+	fast := func(replies ...llmtest.Reply) assistant.Option {
+		return assistant.WithModels(model.Fixed(model.Model{Name: "fast", LLM: llmtest.NewScripted(replies...)}))
+	}
+	const limited = `user "ana" of tenant "acme" reached the rate limit of 20 requests per minute: retry after 3s, or raise ratelimit.Limits.User.RequestsPerMinute (Limits.MaxWait lets a request wait for room)`
+	researcher := func() *assistant.Assistant[string] {
+		return assistant.New[string]("researcher", assistant.WithDescription("Researches."), fast(llmtest.Text("never sent")))
+	}
+	id := chat.ID{Tenant: "acme", User: "ana", Chat: "c"}
+	for _, tc := range []struct {
+		name   string
+		a      *assistant.Assistant[string]
+		ctx    context.Context
+		want   string
+		wraps  error
+		rateOK bool // the error is a *ratelimit.Error
+	}{{
+		name: "a model's error",
+		a:    assistant.New[string]("researcher", fast(llmtest.Fail(errDisk))),
+		want: `assistant "researcher": model "fast": disk full`, wraps: errDisk,
+	}, {
+		name: "a request middleware's error that names the assistant",
+		a:    assistant.New[string]("researcher", fast(llmtest.Text("never sent")), assistant.WithMiddleware(rateLimited("researcher"))),
+		want: `assistant "researcher": model "fast": ` + limited, rateOK: true,
+	}, {
+		name: "the same error in a delegated run, which ends the tree",
+		a: assistant.New[string]("lead", fast(llmtest.Calls(llmtest.Call("researcher", `{"input":"fjords"}`)), llmtest.Text("never sent")),
+			assistant.WithTools(assistant.AsTool[string](researcher())), assistant.WithMiddleware(rateLimited("researcher"))),
+		want: `assistant "researcher": model "fast": ` + limited, rateOK: true,
+	}, {
+		name: "a chat store's error that names the chat",
+		a:    assistant.New[string]("researcher", fast(llmtest.Text("never sent")), assistant.WithStore(failingStore{Store: chat.NewMemory()})),
+		ctx:  chat.WithID(context.Background(), id),
+		want: `assistant "researcher": diskstore: loading chat acme/ana/c: disk full`, wraps: errDisk,
+	}, {
+		name: "a chat store's error that does not",
+		a:    assistant.New[string]("researcher", fast(llmtest.Text("never sent")), assistant.WithStore(failingStore{Store: chat.NewMemory(), plain: true})),
+		ctx:  chat.WithID(context.Background(), id),
+		want: `assistant "researcher": loading chat acme/ana/c: disk full`, wraps: errDisk,
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := tc.ctx
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			_, err := tc.a.Run(ctx, assistant.Input{Prompt: "Fjords?"})
+			if err == nil || err.Error() != tc.want {
+				t.Fatalf("Run: %v\nwant the error %s", err, tc.want)
+			}
+			if tc.wraps != nil && !errors.Is(err, tc.wraps) {
+				t.Errorf("the error does not wrap %v", tc.wraps)
+			}
+			if rl := (*ratelimit.Error)(nil); tc.rateOK && !errors.As(err, &rl) {
+				t.Errorf("the error does not wrap the *ratelimit.Error")
+			}
+		})
+	}
+}
+
+// TestASavedChatsErrorSaysEachThingOnce: the error of an Append that fails after the answer
+// names the assistant and the chat once.
+func TestASavedChatsErrorSaysEachThingOnce(t *testing.T) {
+	t.Parallel()
+	id := chat.ID{Tenant: "acme", User: "ana", Chat: "c"}
+	a := assistant.New[string]("researcher", assistant.WithModels(model.Fixed(model.Model{Name: "fast", LLM: llmtest.NewScripted(llmtest.Text("deep"))})),
+		assistant.WithStore(appendFails{chat.NewMemory()}))
+	res, err := a.Run(chat.WithID(context.Background(), id), assistant.Input{Prompt: "Fjords?"})
+	if want := `assistant "researcher": diskstore: appending to chat acme/ana/c: disk full`; err == nil || err.Error() != want || res == nil || res.Output != "deep" {
+		t.Errorf("Run = %v, %v\nwant the answer and the error %s", res, err, want)
+	}
+}
+
+// appendFails is a chat store whose Append fails, naming the chat.
+type appendFails struct{ chat.Store }
+
+func (s appendFails) Append(_ context.Context, id chat.ID, _ []llms.MessageContent) error {
+	return failingStore{}.fail("appending to", id)
 }

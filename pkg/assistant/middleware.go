@@ -21,7 +21,9 @@ import (
 //   - Run: a run, top or delegated, or a resume, once its account is open and before its first
 //     request; next returns the run's Response. A Response returned without calling next is
 //     the run's answer: its Text is decoded into the output type (a string O takes it as it
-//     is).
+//     is); without a Stop, it is a StopAnswer. A StopPending Response must carry its Paused
+//     state, and a StopError one comes with its error: the run fails otherwise, with an
+//     error saying why.
 //   - Request: one request to one model of the chain; a fallback tries the next model in a
 //     request of its own. HTTP retries are below it, in the model's transport. A reply counts
 //     in the run's usage as one request, with the tokens its Usage reports: a cached reply

@@ -286,6 +286,66 @@ func TestRunMiddlewareAnswersWithoutRunning(t *testing.T) {
 	}
 }
 
+// TestARunMiddlewaresAnswerIsNeverLost: a Response a run middleware gives without a Stop is
+// an answer, its Text decoded; one whose Stop says something it does not carry — a pause
+// without its state, an error without an error, a Stop cadre does not know — is refused with
+// an error that says so, never returned as a zero output with no error.
+func TestARunMiddlewaresAnswerIsNeverLost(t *testing.T) {
+	t.Parallel()
+	paused := &assistant.Paused{Assistant: "geo"}
+	for _, tc := range []struct {
+		name    string
+		resp    assistant.Response
+		want    city
+		stop    assistant.Stop
+		wantErr string // "" for none
+	}{
+		{"no Stop", assistant.Response{Text: `{"name":"Oslo","population":700000}`}, city{Name: "Oslo", Population: 700000}, assistant.StopAnswer, ""},
+		{"no Stop, text that does not decode", assistant.Response{Text: "Oslo"}, city{}, assistant.StopAnswer, "does not decode into the output type"},
+		{"a pause with its state", assistant.Response{Stop: assistant.StopPending, Paused: paused}, city{}, assistant.StopPending, ""},
+		{"a pause without its state", assistant.Response{Stop: assistant.StopPending}, city{}, assistant.StopPending, `answered with Stop "pending" and no Paused state`},
+		{"an error without an error", assistant.Response{Stop: assistant.StopError}, city{}, assistant.StopError, `answered with Stop "error" and no error`},
+		{"an unknown Stop", assistant.Response{Text: "{}", Stop: "done"}, city{}, "done", `answered with Stop "done", which is none of`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			m := llmtest.NewScripted()
+			canned := assistant.Middleware{Run: func(ctx context.Context, run assistant.RunInfo, next assistant.RunNext) (*assistant.Response, error) {
+				resp := tc.resp
+				return &resp, nil
+			}}
+			a := assistant.New[city]("geo", assistant.WithModel(m), assistant.WithMiddleware(canned))
+			res, err := a.Run(testContext(t), assistant.Input{Prompt: "Oslo?"})
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Fatalf("Run: %v", err)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Fatalf("Run: %v; want an error saying %q", err, tc.wantErr)
+			case tc.wantErr != "" && !strings.HasPrefix(err.Error(), `assistant "geo": a run middleware `):
+				t.Errorf("Run: %v; want it to say which assistant and that a run middleware answered", err)
+			}
+			if res == nil || res.Output != tc.want || res.Stop != tc.stop || res.Paused != tc.resp.Paused {
+				t.Errorf("Result = %+v; want Output %+v, Stop %q, the middleware's Paused", res, tc.want, tc.stop)
+			}
+		})
+	}
+}
+
+// TestARunMiddlewareThatGivesNothingFailsTheRun: a run middleware that returns neither a
+// Response nor an error fails the run with an error saying so, instead of a nil Result with no
+// error.
+func TestARunMiddlewareThatGivesNothingFailsTheRun(t *testing.T) {
+	t.Parallel()
+	nothing := assistant.Middleware{Run: func(ctx context.Context, run assistant.RunInfo, next assistant.RunNext) (*assistant.Response, error) {
+		return nil, nil
+	}}
+	a := assistant.New[string]("geo", assistant.WithModel(llmtest.NewScripted()), assistant.WithMiddleware(nothing))
+	res, err := a.Run(testContext(t), assistant.Input{Prompt: "Oslo?"})
+	if want := `assistant "geo": a run middleware returned no Response and no error`; err == nil || !strings.HasPrefix(err.Error(), want) || res != nil {
+		t.Errorf("Run = %v, %v; want no Result and an error starting %q", res, err, want)
+	}
+}
+
 func TestMiddlewareOrderAcrossDelegation(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex

@@ -104,7 +104,7 @@ func (a *Assistant[O]) pausedInChat(ctx context.Context) (*Paused, error) {
 	}
 	b, err := a.plan.cfg.store.State(ctx, id)
 	if err != nil && !errors.Is(err, chat.ErrNotFound) {
-		return nil, fmt.Errorf("assistant %q: reading chat %s: %w", a.name, id, err)
+		return nil, within(a.name, err, "reading chat "+id.String(), id.String())
 	}
 	if len(b) == 0 {
 		return nil, fmt.Errorf("assistant %q: chat %s: %w", a.name, id, ErrNotPaused)
@@ -196,9 +196,6 @@ func (p *plan[O]) resume(ctx context.Context, paused *Paused, decisions map[stri
 		return nil, err
 	}
 	defer r.closeTree()
-	if p.skills != nil {
-		r.state.skills = &activeSkills{names: activatedIn(msgs)}
-	}
 	if adopted {
 		r.state.account.Adopt(paused.Usage)
 	} else {

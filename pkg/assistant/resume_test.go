@@ -356,3 +356,49 @@ func TestAStaleResumeLeavesTheLiveOneAlone(t *testing.T) {
 		})
 	}
 }
+
+// TestAResumedDelegatedCallIsReservedOnce: the call that delegated to a run that paused was
+// reserved when it first ran; resuming it does not reserve it again. After the resume the
+// tree's tool calls are the calls made — the delegation and the approved mail — and a
+// MaxToolCalls of exactly that many, on the tree or on the supervisor, lets the resume finish.
+func TestAResumedDelegatedCallIsReservedOnce(t *testing.T) {
+	t.Parallel()
+	const made = 2
+	for _, tc := range []struct {
+		name string
+		opts []assistant.Option
+	}{
+		{"no limit", nil},
+		{"MaxToolCalls of the calls made", []assistant.Option{assistant.WithLimits(usage.Limits{MaxToolCalls: made})}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var sent atomic.Int64
+			top := assistant.New[string]("top", append([]assistant.Option{
+				assistant.WithTools(assistant.AsTool[string](sub("suba", "id_a", &sent, assistant.WithApproval(fixed(assistant.Pending()), "send_mail")))),
+				assistant.WithModel(llmtest.NewFunc(func(_ context.Context, req llmtest.Request) llmtest.Reply {
+					if req.Messages[len(req.Messages)-1].Role == llms.ChatMessageTypeTool {
+						return llmtest.Text("done")
+					}
+					return llmtest.Calls(llmtest.Call("suba", `{"input":"x"}`))
+				}))}, tc.opts...)...)
+			res, err := top.Run(testContext(t), assistant.Input{Prompt: "go"})
+			if err != nil || res.Stop != assistant.StopPending {
+				t.Fatalf("Run = %v, %v; want a pause", res, err)
+			}
+			final, err := top.Resume(testContext(t), res.Paused, map[string]assistant.Decision{"id_a": assistant.Approved()})
+			if err != nil {
+				t.Fatalf("Resume: %v", err)
+			}
+			if final.Output != "done" || sent.Load() != 1 {
+				t.Errorf("Output %q with %d mails sent; want done, the approved mail sent", final.Output, sent.Load())
+			}
+			if got := final.Usage.Total.ToolCalls; got != made {
+				t.Errorf("ToolCalls = %d; want the %d calls made, the delegation counted once", got, made)
+			}
+			if got := final.Usage.ByAgent; got["top"].ToolCalls != 1 || got["suba"].ToolCalls != 1 {
+				t.Errorf("ByAgent = %+v; want one tool call each", got)
+			}
+		})
+	}
+}

@@ -167,6 +167,8 @@ func (r *run[O]) around(ctx context.Context, info RunInfo, body func(context.Con
 		return &res.Response, err
 	})
 	switch {
+	case resp == nil && err == nil:
+		return nil, fmt.Errorf("assistant %q: a run middleware returned no Response and no error: return next's, or a Response of its own", r.p.name)
 	case resp == nil:
 		return nil, err
 	case res != nil && resp == &res.Response:
@@ -175,11 +177,26 @@ func (r *run[O]) around(ctx context.Context, info RunInfo, body func(context.Con
 	return r.answered(resp, err)
 }
 
-// answered makes the Result of a Response a run middleware gave without running the run.
+// answered makes the Result of a Response a run middleware gave without running the run. A
+// Response without a Stop is an answer; one whose Stop it does not bear out is refused.
 func (r *run[O]) answered(resp *Response, err error) (*Result[O], error) {
 	res := &Result[O]{Response: *resp}
-	if err != nil || resp.Stop != StopAnswer && resp.Stop != StopLimitAnswer {
+	if err != nil {
 		return res, err
+	}
+	switch resp.Stop {
+	case "":
+		res.Stop = StopAnswer
+	case StopAnswer, StopLimitAnswer:
+	case StopPending:
+		if resp.Paused == nil {
+			return res, fmt.Errorf("assistant %q: a run middleware answered with Stop %q and no Paused state: a pause must carry the state to resume from", r.p.name, resp.Stop)
+		}
+		return res, nil
+	case StopError:
+		return res, fmt.Errorf("assistant %q: a run middleware answered with Stop %q and no error: return the error with the Response", r.p.name, resp.Stop)
+	default:
+		return res, fmt.Errorf("assistant %q: a run middleware answered with Stop %q, which is none of %q, %q, %q, %q", r.p.name, resp.Stop, StopAnswer, StopLimitAnswer, StopPending, StopError)
 	}
 	if r.p.out.text {
 		reflect.ValueOf(&res.Output).Elem().SetString(resp.Text)
@@ -309,7 +326,7 @@ func (r *run[O]) generate(ctx context.Context) (model.Reply, *model.Model, error
 		m := &r.chain[i]
 		opts, oerr := r.options(i)
 		if oerr != nil {
-			return model.Reply{}, nil, fmt.Errorf("assistant %q: model %q: %w", r.p.name, m.Name, oerr)
+			return model.Reply{}, nil, r.modelError(m, oerr)
 		}
 		if r.state.handler != nil {
 			r.emit(ctx, callback.Event{Kind: callback.ModelRequest, Model: m.Name, Attempt: r.attempt()})
@@ -355,13 +372,19 @@ func (r *run[O]) generate(ctx context.Context) (model.Reply, *model.Model, error
 			return model.Reply{}, nil, fmt.Errorf("assistant %q: %w", r.p.name, ctx.Err())
 		}
 		if i+1 == len(r.chain) || !model.CanFallback(err) || s != nil && s.err != nil {
-			return model.Reply{}, nil, fmt.Errorf("assistant %q: model %q: %w", r.p.name, m.Name, err)
+			return model.Reply{}, nil, r.modelError(m, err)
 		}
 		if r.state.handler != nil {
 			r.emit(ctx, callback.Event{Kind: callback.ModelFallback, Model: m.Name, Err: err})
 		}
 	}
 	return model.Reply{}, nil, err // not reached: the chain is never empty
+}
+
+// modelError is err of model m, as the run says it: always naming m as the chain names it,
+// which a provider's error, naming the provider's model id, does not.
+func (r *run[O]) modelError(m *model.Model, err error) error {
+	return within(r.p.name, err, fmt.Sprintf("model %q", m.Name), "")
 }
 
 func (r *run[O]) attempt() int {

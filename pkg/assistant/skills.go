@@ -7,7 +7,6 @@ import (
 	"html"
 	"maps"
 	"strings"
-	"sync"
 
 	"github.com/cadrehq/cadre/pkg/skill"
 	"github.com/cadrehq/cadre/pkg/tool"
@@ -18,12 +17,16 @@ import (
 // model sees each skill's name and description, listed in the system prompt, and loads a
 // skill's instructions only when a task needs them, through two tools the assistant adds:
 //
-//   - activate_skill returns a skill's instructions, marked as such, and the list of its
-//     files — not their contents. Activating a skill already active in the run answers
-//     briefly instead of sending the instructions again.
-//   - read_skill_resource returns one of those files, read with skill.Skill.ReadResource:
-//     confined to the skill's folder, text only; the result is capped like any tool's
-//     (WithMaxToolResult). It is added only when a skill has files.
+//   - activate_skill, given a skill's name as "name", returns the skill's instructions,
+//     marked as such, and the list of its files — not their contents. Activating a skill
+//     already active in the run answers briefly instead of sending the instructions again; of
+//     two activations of one skill in one turn, the first in the model's order brings them.
+//     What is active is read from the run's messages, so that a run replayed from a record
+//     (package durable) answers alike.
+//   - read_skill_resource, given the skill's name as "skill" and a file's path as "path",
+//     returns one of those files, read with skill.Skill.ReadResource: confined to the skill's
+//     folder, text only; the result is capped like any tool's (WithMaxToolResult). It is added
+//     only when a skill has files.
 //
 // In a chat (WithStore), the instructions of the skills activated in earlier runs are sent
 // after the system prompt in every request of the run whenever the history window no longer
@@ -116,21 +119,72 @@ func (b *skillBook) withChatSkills(system llms.MessageContent, names []string) l
 	return systemText(c.String())
 }
 
-// activeSkills are the skills active in a run: activated in it, or in its chat before it.
-type activeSkills struct {
-	mu    sync.Mutex
-	names map[string]bool
+// turnSkills is what the activate_skill calls of a tool turn know of the run's skills, decided
+// before any of them runs so that every answer is the same however the calls are run, or
+// replayed without running (a durable recovery gives back a recorded result): the skills
+// active before the turn, read from the run's messages, and the call of the turn, by its
+// index, that activates each of the others — the first in the model's order.
+type turnSkills struct {
+	active map[string]bool
+	first  map[string]int
 }
 
-// activate marks name active, and reports whether it was not yet.
-func (a *activeSkills) activate(name string) bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.names[name] {
-		return false
+// repeats reports whether the turn's call i activates a skill that is active already: before
+// the turn, or by an earlier call of it. A call whose index is not known (ok false) repeats
+// only a skill active before the turn.
+func (s *turnSkills) repeats(name string, i int, ok bool) bool {
+	if s.active[name] {
+		return true
 	}
-	a.names[name] = true
-	return true
+	f, in := s.first[name]
+	return ok && in && f != i
+}
+
+// skillCallKey is the context key of the index, in its turn, of an activate_skill call.
+type skillCallKey struct{}
+
+// skillsFor returns what the activate_skill calls of t, about to run, know (nil when t has
+// none): the skills active in msgs or by a call of t that ran already, and for each other
+// skill the first of t's calls with valid arguments that activates it.
+func (p *plan[O]) skillsFor(t *turn, msgs []llms.MessageContent) *turnSkills {
+	var s *turnSkills
+	for i := range t.calls {
+		c := &t.calls[i]
+		if c.Tool != activateSkill {
+			continue
+		}
+		if s == nil {
+			s = &turnSkills{active: activatedIn(msgs), first: map[string]int{}}
+		}
+		if c.State == callDone {
+			if name, ok := contentName(c.Result); ok {
+				s.active[name] = true
+			}
+			continue
+		}
+		if name, ok := p.skillArg(c.Arguments); ok {
+			if _, seen := s.first[name]; !seen {
+				s.first[name] = i
+			}
+		}
+	}
+	return s
+}
+
+// skillArg returns the skill that activate_skill's arguments args name, when the call would
+// activate it: args are valid, and the skill is the assistant's.
+func (p *plan[O]) skillArg(args string) (string, bool) {
+	e, ok := p.tools.byName[activateSkill]
+	if !ok || e.schema.Validate([]byte(args)) != nil {
+		return "", false
+	}
+	var in struct {
+		Name string `json:"name"`
+	}
+	if json.Unmarshal([]byte(args), &in) != nil || p.skills.byName[in.Name] == nil {
+		return "", false
+	}
+	return in.Name, true
 }
 
 // activatedIn returns the names of the skills whose instructions msgs hold: the results of
@@ -174,9 +228,9 @@ func contentName(text string) (string, bool) {
 	return html.UnescapeString(name), ok
 }
 
-// openSkills starts the run's set of active skills: those whose instructions the messages sent
-// hold, and those activated earlier in its chat (inChat). The latter, when the messages no
-// longer hold them, go into the system message: it returns the system message to send.
+// openSkills returns the system message of a run: system, with the instructions of the skills
+// activated earlier in its chat (inChat) that the messages sent no longer hold. The run's
+// messages then hold every skill active in it (see skillsFor).
 func (r *run[O]) openSkills(system llms.MessageContent, inChat map[string]bool, sent ...[]llms.MessageContent) llms.MessageContent {
 	active := map[string]bool{}
 	for _, msgs := range sent {
@@ -189,7 +243,6 @@ func (r *run[O]) openSkills(system llms.MessageContent, inChat map[string]bool, 
 			active[n] = true
 		}
 	}
-	r.state.skills = &activeSkills{names: active}
 	if len(missing) == 0 {
 		return system
 	}
@@ -221,8 +274,11 @@ func (t activateTool) Call(ctx context.Context, args json.RawMessage) (string, e
 	if !ok {
 		return "", fmt.Errorf("%w: there is no skill %q; the skills are %s", tool.ErrInvalidArgs, in.Name, strings.Join(t.b.names, ", "))
 	}
-	if st := runFrom(ctx); st != nil && st.skills != nil && !st.skills.activate(s.Name) {
-		return fmt.Sprintf("The skill %q is already active: its instructions are earlier in this conversation; follow them.", s.Name), nil
+	if st := runFrom(ctx); st != nil && st.skills != nil {
+		i, ok := ctx.Value(skillCallKey{}).(int)
+		if st.skills.repeats(s.Name, i, ok) {
+			return fmt.Sprintf("The skill %q is already active: its instructions are earlier in this conversation; follow them.", s.Name), nil
+		}
 	}
 	return t.b.content(s), nil
 }

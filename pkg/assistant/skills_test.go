@@ -13,6 +13,7 @@ import (
 	"github.com/cadrehq/cadre/pkg/llmtest"
 	"github.com/cadrehq/cadre/pkg/skill"
 	"github.com/cadrehq/cadre/pkg/tool"
+	"github.com/google/go-cmp/cmp"
 	"github.com/tmc/langchaingo/llms"
 )
 
@@ -383,5 +384,72 @@ func TestAResumedRunKnowsTheChatsActiveSkills(t *testing.T) {
 	}
 	if !strings.Contains(got[0], "already active") || !strings.Contains(got[1], "already active") {
 		t.Errorf("activating the chat's skills after the resume answered %q; want both said to be active", got)
+	}
+}
+
+// replayTurns is a tool-turn middleware that runs a turn as a durable engine replays it: a call
+// whose result it has recorded (by call ID) gets that result without the tool being called; the
+// others run, last first, so that no answer can depend on the order calls start in.
+func replayTurns(recorded map[string]string) assistant.Middleware {
+	return assistant.Middleware{ToolTurn: func(ctx context.Context, turn *assistant.ToolTurn, _ assistant.ToolTurnNext) ([]string, error) {
+		results := make([]string, len(turn.Calls))
+		for k := len(turn.Calls) - 1; k >= 0; k-- {
+			if r, ok := recorded[turn.Calls[k].ID]; ok {
+				results[k] = r
+			} else {
+				results[k] = turn.Call(ctx, k)
+			}
+		}
+		return results, nil
+	}}
+}
+
+// TestAReplayedActivationKeepsTheSkillActive: a run whose activations are given back from a
+// record, the tool not called (a durable recovery or fork), answers a later activation of the
+// same skill — in the same turn or a later one — as the run that called the tool did: the
+// skill is active. Within a turn, the first activation in the model's order brings the
+// instructions, whichever call runs first.
+func TestAReplayedActivationKeepsTheSkillActive(t *testing.T) {
+	t.Parallel()
+	script := func() *llmtest.Scripted {
+		return llmtest.NewScripted(
+			llmtest.Calls(llmtest.Call("activate_skill", `{"name":"triage"}`), llmtest.Call("activate_skill", `{"name":"triage"}`)),
+			llmtest.Calls(llmtest.Call("activate_skill", `{"name":"triage"}`)),
+			llmtest.Text("done"),
+		)
+	}
+	run := func(t *testing.T, mw ...assistant.Middleware) *assistant.Result[string] {
+		t.Helper()
+		a := assistant.New[string]("triager", assistant.WithModel(script()), assistant.WithSkills(testSkills(t)...), assistant.WithMiddleware(mw...))
+		res, err := a.Run(testContext(t), assistant.Input{Prompt: "Triage."})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	want := run(t)
+	results := toolResultsIn(want.Messages)
+	if len(results) != 3 || !strings.Contains(results[0].Content, triageBody) || !strings.Contains(results[1].Content, "already active") || !strings.Contains(results[2].Content, "already active") {
+		t.Fatalf("the run's activations answered %q; want the instructions first, then 'already active' twice", results)
+	}
+	for _, tc := range []struct {
+		name     string
+		recorded int // how many of the run's results are given back from the record
+	}{
+		{"nothing recorded", 0},
+		{"the first activation recorded", 1},
+		{"the first turn recorded", 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			recorded := map[string]string{}
+			for _, r := range results[:tc.recorded] {
+				recorded[r.ToolCallID] = r.Content
+			}
+			got := run(t, replayTurns(recorded))
+			if d := cmp.Diff(want.Messages, got.Messages); d != "" {
+				t.Errorf("the replayed run's messages differ (-run +replay):\n%s", d)
+			}
+		})
 	}
 }

@@ -44,7 +44,7 @@ func (r *run[O]) execute(ctx context.Context, t *turn, todo []int) ([]string, er
 		err = errResultCount(len(results), len(todo))
 	}
 	if err != nil {
-		return nil, fmt.Errorf("assistant %q: %w", r.p.name, err)
+		return nil, within(r.p.name, err, "", "")
 	}
 	return results, nil
 }
@@ -96,6 +96,9 @@ func (r *run[O]) call(ctx context.Context, t *turn, i int) string {
 	if t.resume != nil && t.resume[i] != nil {
 		ctx = withResume(ctx, &resumeInfo{by: &r.state, paused: t.resume[i], decisions: r.decisions})
 	}
+	if name == activateSkill && r.state.skills != nil {
+		ctx = context.WithValue(ctx, skillCallKey{}, i) // see turnSkills
+	}
 	var out string
 	var err error
 	var panicked bool
@@ -117,7 +120,7 @@ func (r *run[O]) call(ctx context.Context, t *turn, i int) string {
 		fatal := err
 		if !endsTreeCause(err) {
 			// The run was cancelled: say so, whatever the tool made of it.
-			fatal = fmt.Errorf("assistant %q: %w", r.p.name, context.Cause(ctx))
+			fatal = within(r.p.name, context.Cause(ctx), "", "")
 		}
 		r.tools.setFatal(fatal)
 	}

@@ -228,6 +228,9 @@ func (r *run[O]) runCalls(ctx context.Context, t *turn) (outcome, error) {
 		return goOn, err
 	}
 	r.countUnrun(denied)
+	if r.p.skills != nil {
+		r.state.skills = r.p.skillsFor(t, r.msgs)
+	}
 	if len(todo) > 0 {
 		results, err := r.execute(ctx, t, todo)
 		if err != nil {

@@ -32,6 +32,6 @@ Group the changes as Added, Changed and Fixed; read references/style.md for the 
 	fmt.Print(style)
 	// Output:
 	// release-notes [references/style.md]
-	// skills/Broken/SKILL.md:1: the file does not start with front matter: begin it with a line of three hyphens (---), then name: and description:, then another line of ---
+	// skills/Broken/SKILL.md:1: skill "Broken": the file does not start with front matter: begin it with a line of three hyphens (---), then name: and description:, then another line of ---
 	// Write in the past tense.
 }

@@ -39,7 +39,7 @@ func Load(fsys fs.FS, root string) ([]*Skill, []Problem, error) {
 		if !d.IsDir() {
 			if d.Type()&fs.ModeSymlink != 0 {
 				if _, _, found, _ := readSkillFile(fsys, dir); found {
-					problems = append(problems, Problem{File: dir, Message: "is a symbolic link to a skill's folder, and Load does not follow links: load its target, or copy the folder here", Fatal: true})
+					problems = append(problems, Problem{File: dir, Skill: folderName(dir), Message: "is a symbolic link to a skill's folder, and Load does not follow links: load its target, or copy the folder here", Fatal: true})
 				}
 			}
 			return nil
@@ -50,28 +50,34 @@ func Load(fsys fs.FS, root string) ([]*Skill, []Problem, error) {
 		file, data, found, ferr := readSkillFile(fsys, dir)
 		switch {
 		case ferr != nil:
-			problems = append(problems, Problem{File: file, Message: "cannot be read: " + ferr.Error(), Fatal: true})
+			problems = append(problems, Problem{File: file, Skill: folderName(dir), Message: "cannot be read: " + ferr.Error(), Fatal: true})
 			return fs.SkipDir
 		case !found:
 			return nil
 		}
-		if path.Base(file) != FileName {
-			problems = append(problems, Problem{File: file, Message: "the file is named " + path.Base(file) + ": name it " + FileName})
-		}
 		s, found2 := Parse(file, folderName(dir), data)
+		if path.Base(file) != FileName {
+			name := folderName(dir)
+			if s != nil {
+				name = s.Name
+			} else if len(found2) > 0 {
+				name = found2[0].Skill
+			}
+			problems = append(problems, Problem{File: file, Skill: name, Message: "the file is named " + path.Base(file) + ": name it " + FileName})
+		}
 		problems = append(problems, found2...)
 		if s == nil {
 			return fs.SkipDir
 		}
 		if other, dup := byName[s.Name]; dup {
-			problems = append(problems, Problem{File: file, Message: fmt.Sprintf("another skill is named %q (%s): skill names must be unique; this one is not loaded", s.Name, other), Fatal: true})
+			problems = append(problems, Problem{File: file, Skill: s.Name, Message: fmt.Sprintf("another skill is named %q (%s): skill names must be unique; this one is not loaded", s.Name, other), Fatal: true})
 			return fs.SkipDir
 		}
 		byName[s.Name] = file
 		s.Dir, s.fsys = dir, fsys
 		files, lerr := listResources(fsys, dir)
 		if lerr != nil {
-			problems = append(problems, Problem{File: dir, Message: "its files cannot be listed: " + lerr.Error()})
+			problems = append(problems, Problem{File: dir, Skill: s.Name, Message: "its files cannot be listed: " + lerr.Error()})
 		}
 		s.resources = s.readable(files)
 		skills = append(skills, s)

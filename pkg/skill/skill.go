@@ -48,34 +48,51 @@ type Skill struct {
 	text      string // SKILL.md as read, with \n line ends
 }
 
-// Problem is something wrong with a skill file: where, what, and what to change.
+// Problem is something wrong with a skill file: where, which skill, what, and what to change.
 type Problem struct {
-	File    string // the path of the file in its file system
-	Line    int    // from 1; 0 when the problem is the file's as a whole
+	File string // the path of the file in its file system
+	Line int    // from 1; 0 when the problem is the file's as a whole
+	// Skill is the skill the problem is about: its name as its front matter gives it, or,
+	// when that cannot be read, its folder's name; "" for a problem of no one skill (a root
+	// without any, a folder that cannot be read) and for a SKILL.md parsed alone whose name
+	// cannot be read.
+	Skill   string
 	Message string
 	// Fatal is set when the skill was not loaded because of it; other problems are reported
 	// and the skill is loaded.
 	Fatal bool
 }
 
+// Error prints the problem as file:line: skill "name": message — the place first, in the
+// form editors and CI logs link to; without the line for a problem of the whole file, and
+// without the skill for a problem of none.
 func (p Problem) Error() string {
+	where := p.File
 	if p.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", p.File, p.Line, p.Message)
+		where = fmt.Sprintf("%s:%d", p.File, p.Line)
 	}
-	return p.File + ": " + p.Message
+	if p.Skill != "" {
+		return fmt.Sprintf("%s: skill %q: %s", where, p.Skill, p.Message)
+	}
+	return where + ": " + p.Message
 }
 
 // Parse reads a SKILL.md. file names it in problems; folder is the name of the folder it is
 // in, which the skill's name must equal ("" not to check). It returns the skill, or nil when a
-// fatal problem stops it, and every problem found.
+// fatal problem stops it, and every problem found, each naming the skill (Problem.Skill): by
+// its name when the front matter gives one, by folder otherwise.
 func Parse(file, folder string, data []byte) (*Skill, []Problem) {
-	p := parser{file: file}
+	p := parser{file: file, name: folder}
 	s := p.parse(folder, data)
+	for i := range p.problems {
+		p.problems[i].Skill = p.name
+	}
 	return s, p.problems
 }
 
 type parser struct {
 	file     string
+	name     string // the skill's name, once read; its folder's before
 	problems []Problem
 }
 
@@ -252,6 +269,9 @@ func (p *parser) fields(s *Skill, root *yaml.Node) bool {
 		switch k.Value {
 		case "name":
 			s.Name = p.text(k.Value, v)
+			if s.Name != "" {
+				p.name = s.Name
+			}
 		case "description":
 			s.Description = strings.TrimSpace(p.text(k.Value, v))
 		case "license":

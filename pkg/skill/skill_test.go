@@ -1,8 +1,10 @@
 package skill_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -408,7 +410,8 @@ func TestParseEmptyFolderSkipsTheNameCheck(t *testing.T) {
 }
 
 // TestProblemError: a user relies on a problem printing as file:line: message, the form
-// editors and CI logs link to, and as file: message for a problem of the whole file.
+// editors and CI logs link to, and as file: message for a problem of the whole file, naming
+// its skill after the place when it has one.
 func TestProblemError(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -417,10 +420,57 @@ func TestProblemError(t *testing.T) {
 	}{
 		{skill.Problem{File: "pdf/SKILL.md", Line: 3, Message: "bad"}, "pdf/SKILL.md:3: bad"},
 		{skill.Problem{File: "pdf/SKILL.md", Message: "bad", Fatal: true}, "pdf/SKILL.md: bad"},
+		{skill.Problem{File: "forms/SKILL.md", Line: 3, Skill: "pdf", Message: "bad"}, `forms/SKILL.md:3: skill "pdf": bad`},
+		{skill.Problem{File: "forms/SKILL.md", Skill: "pdf", Message: "bad"}, `forms/SKILL.md: skill "pdf": bad`},
 	}
 	for _, tt := range tests {
 		if got := tt.problem.Error(); got != tt.want {
 			t.Errorf("%#v.Error() = %q, want %q", tt.problem, got, tt.want)
 		}
+	}
+}
+
+// TestProblemsNameTheirSkill: a user relies on each problem naming the skill it is about — by
+// the name its front matter gives, or by its folder when the name cannot be read — so that a
+// list of problems says which skills are not loaded; a problem of no skill names none.
+func TestProblemsNameTheirSkill(t *testing.T) {
+	t.Parallel()
+	fsys := fstest.MapFS{
+		"skills/triage/SKILL.md":   {Data: []byte(skillText("Label.\n", "name: Triage", "description: Labels issues."))},
+		"skills/broken/SKILL.md":   {Data: []byte("no front matter here\n")},
+		"skills/nameless/SKILL.md": {Data: []byte(skillText("Do it.\n", "description: Has no name."))},
+		"skills/notes/skill.md":    {Data: []byte(skillText("Write.\n", "name: notes", "description: Writes notes."))},
+		"skills/pdf/SKILL.md":      {Data: []byte(skillText("Fill.\n", "name: pdf", "description: Fills PDF forms."))},
+		"skills/x/pdf/SKILL.md":    {Data: []byte(skillText("Fill.\n", "name: pdf", "description: Fills PDF forms."))},
+		"skills/wordy/SKILL.md":    {Data: []byte(skillText("", "name: wordy", "description: Talks."))},
+	}
+	_, problems, err := skill.Load(fsys, "skills")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]string{}
+	for _, p := range problems {
+		got[p.File] = append(got[p.File], p.Skill)
+		if p.Skill != "" && !strings.Contains(p.Error(), fmt.Sprintf("skill %q: ", p.Skill)) {
+			t.Errorf("%q does not name its skill %q", p.Error(), p.Skill)
+		}
+	}
+	want := map[string][]string{
+		"skills/triage/SKILL.md":   {"Triage", "Triage"}, // capitals; unlike its folder
+		"skills/broken/SKILL.md":   {"broken"},
+		"skills/nameless/SKILL.md": {"nameless"},
+		"skills/notes/skill.md":    {"notes"},
+		"skills/x/pdf/SKILL.md":    {"pdf"}, // a second skill of the name
+		"skills/wordy/SKILL.md":    {"wordy"},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("the skills the problems name, by file (-want +got):\n%s", d)
+	}
+	_, problems, err = skill.Load(fstest.MapFS{"empty/README.md": {Data: []byte("none")}}, "empty")
+	if err != nil || len(problems) != 1 || problems[0].Skill != "" {
+		t.Errorf("a root without skills: problems %+v, %v; want one that names no skill", problems, err)
+	}
+	if _, problems := skill.Parse("SKILL.md", "", []byte("no front matter\n")); len(problems) != 1 || problems[0].Skill != "" {
+		t.Errorf("a SKILL.md parsed alone without a name: problems %+v; want one that names no skill", problems)
 	}
 }
