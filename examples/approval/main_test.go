@@ -53,8 +53,8 @@ func TestApprovalOffline(t *testing.T) {
 			}
 			// The run, then its resumption: one handler counts their tokens together.
 			for _, line := range []string{
-				"mailer: started\nmailer: asking custom\nmailer: custom answered: 256 tokens (256 so far)\nmailer: running find_contact\n",
-				"mailer: custom answered: 348 tokens (604 so far)\nmailer: done\nmailer: started\n",
+				"mailer: started\nmailer: asking func\nmailer: func answered: 256 tokens (256 so far)\nmailer: running find_contact\n",
+				"mailer: func answered: 348 tokens (604 so far)\nmailer: done\nmailer: started\n",
 			} {
 				if !strings.Contains(progress.String(), line) {
 					t.Errorf("progress lacks %q:\n%s", line, progress.String())
@@ -154,7 +154,7 @@ func TestApprovalProgressSharesTheTerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "mailer: I found Ana's address (ana@example.com). I'll send her a short note.\n" +
-		"mailer: custom answered: 348 tokens (604 so far)\n"
+		"mailer: func answered: 348 tokens (604 so far)\n"
 	if !strings.Contains(screen.String(), want) {
 		t.Errorf("the screen lacks %q:\n%s", want, screen.String())
 	}

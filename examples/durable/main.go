@@ -313,6 +313,10 @@ func scripted(turn func(results map[string]string) reply) llms.Model {
 // offline is an llms.Model of a function.
 type offline func(msgs []llms.MessageContent) (*llms.ContentResponse, error)
 
+// ModelName names the model "offline" where the run reports it — in the progress, the usage
+// and the durable run's steps — as model.Namer lets a model given to assistant.WithModel do.
+func (offline) ModelName() string { return "offline" }
+
 func (f offline) GenerateContent(_ context.Context, msgs []llms.MessageContent, _ ...llms.CallOption) (*llms.ContentResponse, error) {
 	return f(msgs)
 }

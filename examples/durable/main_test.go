@@ -53,6 +53,9 @@ func TestTheRunGoesOnAfterARestart(t *testing.T) {
 	if n := strings.Count(first.String(), "running download"); n != 2 {
 		t.Fatalf("the first process downloaded %d times; want 2:\n%s", n, first)
 	}
+	if !strings.Contains(first.String(), "analyst: asking offline (request 2)") {
+		t.Fatalf("the first process did not make the analyst's second request:\n%s", first)
+	}
 
 	o.stop = nil
 	second := &watcher{}
@@ -63,8 +66,8 @@ func TestTheRunGoesOnAfterARestart(t *testing.T) {
 	if !strings.Contains(out.String(), "taking it up where it is") {
 		t.Errorf("the second process did not find the run:\n%s", out.String())
 	}
-	if strings.Contains(second.String(), "download") || strings.Contains(second.String(), "analyst: asking custom (request 1)") ||
-		strings.Contains(second.String(), "analyst: asking custom (request 2)") {
+	if strings.Contains(second.String(), "download") || strings.Contains(second.String(), "analyst: asking offline (request 1)") ||
+		strings.Contains(second.String(), "analyst: asking offline (request 2)") {
 		t.Errorf("the second process did again what the first had done:\n%s", second)
 	}
 	if !strings.Contains(second.String(), "running analyze") || !strings.Contains(second.String(), "writer: running check") {

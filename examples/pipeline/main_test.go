@@ -66,9 +66,9 @@ classifier  requests 1  tokens   379 (341 in, 38 out)
 summarizer  requests 1  tokens   273 (212 in, 61 out)
 pipeline    requests 3  tokens  1097 (941 in, 156 out)
 `, []string{
-			"extractor: started", "extractor: asking custom", "extractor: custom answered: 445 tokens (445 so far)", "extractor: done",
-			"classifier: started", "classifier: asking custom", "classifier: custom answered: 379 tokens (824 so far)", "classifier: done",
-			"summarizer: started", "summarizer: asking custom", "summarizer: custom answered: 273 tokens (1097 so far)", "summarizer: done",
+			"extractor: started", "extractor: asking scripted", "extractor: scripted answered: 445 tokens (445 so far)", "extractor: done",
+			"classifier: started", "classifier: asking scripted", "classifier: scripted answered: 379 tokens (824 so far)", "classifier: done",
+			"summarizer: started", "summarizer: asking scripted", "summarizer: scripted answered: 273 tokens (1097 so far)", "summarizer: done",
 		}},
 		{"llm.yaml", config, "pipeline: with the models of " + config + `
 1. extractor:  Bo Lind: grinder, not delivered; wants a refund
@@ -122,7 +122,7 @@ func TestPipelineOtel(t *testing.T) {
 			t.Errorf("no span %q in the traces:\n%s", name, traces.String())
 		}
 	}
-	if n := strings.Count(traces.String(), `"Name": "chat custom"`); n != 3 {
+	if n := strings.Count(traces.String(), `"Name": "chat scripted"`); n != 3 {
 		t.Errorf("%d spans of requests, want 3", n)
 	}
 }

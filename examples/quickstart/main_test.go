@@ -27,12 +27,12 @@ func TestQuickstartOffline(t *testing.T) {
 	)
 	checkLines(t, "progress", progress.String(),
 		"packer: started",
-		"packer: asking custom",
-		"packer: custom answered: 228 tokens (228 so far)",
+		"packer: asking scripted",
+		"packer: scripted answered: 228 tokens (228 so far)",
 		"packer: running forecast",
 		"packer: forecast returned",
-		"packer: asking custom",
-		"packer: custom answered: 286 tokens (514 so far)",
+		"packer: asking scripted",
+		"packer: scripted answered: 286 tokens (514 so far)",
 		"packer: done",
 	)
 }
@@ -45,7 +45,7 @@ func TestQuickstartOtel(t *testing.T) {
 	if err := run(context.Background(), &out, &progress, "", &traces); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"invoke_agent packer", "chat custom", "execute_tool forecast"} {
+	for _, name := range []string{"invoke_agent packer", "chat scripted", "execute_tool forecast"} {
 		if !strings.Contains(traces.String(), `"Name": "`+name+`"`) {
 			t.Errorf("no span or event %q in the traces:\n%s", name, traces.String())
 		}

@@ -57,16 +57,16 @@ func TestSkillsOffline(t *testing.T) {
 	)
 	checkLines(t, "progress", progress.String(),
 		"writer: started",
-		"writer: asking custom",
-		"writer: custom answered: 320 tokens (320 so far)",
+		"writer: asking func",
+		"writer: func answered: 320 tokens (320 so far)",
 		"writer: running activate_skill",
 		"writer: activate_skill returned",
-		"writer: asking custom",
-		"writer: custom answered: 498 tokens (818 so far)",
+		"writer: asking func",
+		"writer: func answered: 498 tokens (818 so far)",
 		"writer: running read_skill_resource",
 		"writer: read_skill_resource returned",
-		"writer: asking custom",
-		"writer: custom answered: 676 tokens (1494 so far)",
+		"writer: asking func",
+		"writer: func answered: 676 tokens (1494 so far)",
 		"writer: done",
 	)
 }

@@ -54,13 +54,13 @@ func TestCallbackEventsOfARun(t *testing.T) {
 	}
 	want := []callback.Event{
 		run(callback.Event{Kind: callback.RunStart}),
-		run(callback.Event{Kind: callback.ModelRequest, Model: "custom", Attempt: 1}),
-		run(callback.Event{Kind: callback.ModelResponse, Model: "custom", Usage: withUsage(u1)}),
+		run(callback.Event{Kind: callback.ModelRequest, Model: "scripted", Attempt: 1}),
+		run(callback.Event{Kind: callback.ModelResponse, Model: "scripted", Usage: withUsage(u1)}),
 		run(callback.Event{Kind: callback.ToolStart, Tool: "lookup", CallID: "call_x", Args: `{"q":"Paris"}`}),
 		run(callback.Event{Kind: callback.ToolEnd, Tool: "lookup", CallID: "call_x", Result: "found"}),
-		run(callback.Event{Kind: callback.ModelRequest, Model: "custom", Attempt: 2}),
-		run(callback.Event{Kind: callback.ModelResponse, Model: "custom", Usage: withUsage(u2)}),
-		run(callback.Event{Kind: callback.RunEnd, Model: "custom", Result: "Paris is big.", Usage: total}),
+		run(callback.Event{Kind: callback.ModelRequest, Model: "scripted", Attempt: 2}),
+		run(callback.Event{Kind: callback.ModelResponse, Model: "scripted", Usage: withUsage(u2)}),
+		run(callback.Event{Kind: callback.RunEnd, Model: "scripted", Result: "Paris is big.", Usage: total}),
 	}
 	ignore := cmpopts.IgnoreFields(callback.Event{}, "Time", "Duration")
 	if diff := cmp.Diff(want, events, ignore); diff != "" {

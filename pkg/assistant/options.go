@@ -80,9 +80,14 @@ func WithDescription(text string) Option {
 	return func(c *config) { c.description, c.descriptionSet = text, true }
 }
 
-// WithModel makes the assistant use one fixed langchaingo model, named "custom" in usage
-// reports. langchaingo's own provider clients are recognised and get their provider's message
-// shapes (see model.Describe). It replaces WithModels.
+// WithModel makes the assistant use one fixed langchaingo model. langchaingo's own provider
+// clients are recognised and get their provider's message shapes (see model.Describe). The
+// model is named, in usage reports, events, errors, traces and durable step names, by what it
+// is: its ModelName when it is a model.Namer (llmtest's models are "scripted", "func" and
+// "synthetic"); for one of langchaingo's clients, which do not tell their model's id, its
+// package ("openai", "anthropic", ...); for any other, its Go type. To name it yourself, and
+// give its id to telemetry, use WithModels(model.Fixed(m)) with a model.Model. It replaces
+// WithModels.
 func WithModel(m llms.Model) Option {
 	return func(c *config) { c.llm, c.resolver = m, nil }
 }

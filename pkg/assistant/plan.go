@@ -106,7 +106,7 @@ func newPlan[O any](name string, cfg config, base *plan[O], known ...*toolTable)
 		p.validators = append(p.validators, f)
 	}
 	if cfg.llm != nil {
-		p.chain = []model.Model{model.Describe("custom", cfg.llm)}
+		p.chain = []model.Model{model.Describe("", cfg.llm)}
 		mode, err := p.modeFor(p.chain[0])
 		if err != nil {
 			return nil, err

@@ -52,7 +52,7 @@ func TestRunModelStopIsATypedError(t *testing.T) {
 			if !errors.As(err, &serr) {
 				t.Fatalf("Run error = %T; want a *assistant.ModelStopError", err)
 			}
-			want := assistant.ModelStopError{Assistant: "stopper", Model: "custom", Reason: tt.reason, Err: tt.want}
+			want := assistant.ModelStopError{Assistant: "stopper", Model: "scripted", Reason: tt.reason, Err: tt.want}
 			if diff := cmp.Diff(want, *serr, cmp.Comparer(func(a, b error) bool { return a == b })); diff != "" {
 				t.Errorf("ModelStopError (-want +got):\n%s", diff)
 			}
@@ -290,8 +290,8 @@ func TestRunPartialResultAfterTheFirstRequest(t *testing.T) {
 	if res.Stop != assistant.StopError {
 		t.Errorf("Stop = %q; want %q", res.Stop, assistant.StopError)
 	}
-	if res.Model != "custom" {
-		t.Errorf("Model = %q; want %q", res.Model, "custom")
+	if res.Model != "scripted" {
+		t.Errorf("Model = %q; want %q", res.Model, "scripted")
 	}
 	wantRoles := []llms.ChatMessageType{llms.ChatMessageTypeHuman, llms.ChatMessageTypeAI, llms.ChatMessageTypeTool}
 	if diff := cmp.Diff(wantRoles, roles(res.Messages)); diff != "" {

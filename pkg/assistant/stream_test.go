@@ -42,9 +42,9 @@ func TestStreamNamesTheRunsOfATree(t *testing.T) {
 		runs[e.Assistant] = e.RunID
 	}
 	want := []assistant.Chunk{
-		{RunID: runs["sup"], Assistant: "sup", Model: "custom", Text: "Asking."},
-		{RunID: runs["spec"], ParentRunID: runs["sup"], Assistant: "spec", Model: "custom", Text: "a fact"},
-		{RunID: runs["sup"], Assistant: "sup", Model: "custom", Text: "The answer."},
+		{RunID: runs["sup"], Assistant: "sup", Model: "scripted", Text: "Asking."},
+		{RunID: runs["spec"], ParentRunID: runs["sup"], Assistant: "spec", Model: "scripted", Text: "a fact"},
+		{RunID: runs["sup"], Assistant: "sup", Model: "scripted", Text: "The answer."},
 	}
 	if len(chunks) != len(want) {
 		t.Fatalf("chunks = %+v, want %+v", chunks, want)

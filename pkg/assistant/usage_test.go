@@ -13,7 +13,7 @@ import (
 
 // TestUsageIsTheSumOfTheReplies: a run's Usage.Total is the sum of its replies' usage, with a
 // request for each reply and a tool call for each call but final_result, and ByAgent and
-// ByModel hold it under the assistant's name and "custom".
+// ByModel hold it under the assistant's name and "scripted", its model's kind.
 func TestUsageIsTheSumOfTheReplies(t *testing.T) {
 	t.Parallel()
 	var runs atomic.Int64
@@ -38,7 +38,7 @@ func TestUsageIsTheSumOfTheReplies(t *testing.T) {
 	want := usage.Report{
 		Total:   total,
 		ByAgent: map[string]usage.Usage{"counter": total},
-		ByModel: map[string]usage.Usage{"custom": total},
+		ByModel: map[string]usage.Usage{"scripted": total},
 	}
 	if diff := cmp.Diff(want, res.Usage); diff != "" {
 		t.Errorf("Usage (-want +got):\n%s", diff)
@@ -78,7 +78,7 @@ func TestUsageOfRunsUnderOneLedger(t *testing.T) {
 	want := usage.Report{
 		Total:   u1.Add(u2),
 		ByAgent: map[string]usage.Usage{"first": u1, "second": u2},
-		ByModel: map[string]usage.Usage{"custom": u1.Add(u2)},
+		ByModel: map[string]usage.Usage{"scripted": u1.Add(u2)},
 	}
 	if diff := cmp.Diff(want, ledger.Report()); diff != "" {
 		t.Errorf("ledger.Report() (-want +got):\n%s", diff)

@@ -34,6 +34,9 @@ type scope struct {
 	// run is the context the run was started with, done only when its workflow is stopped
 	// (cadre's own cancellations derive from it).
 	run context.Context
+	// legacy is shared by the runs of one top run: the steps that earlier executions recorded
+	// under a model's old name.
+	legacy *legacySteps
 }
 
 // delegation is put by the tool-turn hook in the context of a delegated call that it runs on
@@ -41,6 +44,7 @@ type scope struct {
 type delegation struct {
 	engine *Engine
 	path   string
+	legacy *legacySteps
 }
 
 type (
@@ -81,14 +85,15 @@ func (e *Engine) runHook(ctx context.Context, run assistant.RunInfo, next assist
 		return next(ctx) // the engine's middleware given twice: the outer one took the run
 	}
 	var path string
+	var legacy *legacySteps
 	if d, _ := ctx.Value(delegationKey{}).(*delegation); d != nil && d.engine == e {
-		path = d.path
+		path, legacy = d.path, d.legacy
 	} else if e.inWorkflow(ctx) {
-		path = run.Assistant
+		path, legacy = run.Assistant, &legacySteps{}
 	} else {
 		return next(ctx)
 	}
-	return next(context.WithValue(ctx, scopeKey{}, &scope{engine: e, runID: run.RunID, path: path, run: ctx}))
+	return next(context.WithValue(ctx, scopeKey{}, &scope{engine: e, runID: run.RunID, path: path, run: ctx, legacy: legacy}))
 }
 
 // requestHook makes a model request a step: the reply, or the model's error, is recorded, and
@@ -98,7 +103,10 @@ func (e *Engine) requestHook(ctx context.Context, req *assistant.ModelRequest, n
 	if s == nil {
 		return next(ctx, req)
 	}
-	name := s.path + "/req" + strconv.Itoa(req.Attempt) + "/" + req.Model.Name
+	name, err := e.requestStepName(ctx, s, s.path+"/req"+strconv.Itoa(req.Attempt)+"/", req.Model.Name)
+	if err != nil {
+		return model.Reply{}, err
+	}
 	w, err := dbos.RunAsStep(dbos.From(e.root, ctx), func(ctx context.Context) (wireReply, error) {
 		reply, err := next(inStep(ctx), req)
 		return replyToWire(reply, err), nil
@@ -151,7 +159,7 @@ func (e *Engine) toolTurnHook(ctx context.Context, turn *assistant.ToolTurn, nex
 	if err == nil {
 		for k, c := range turn.Calls {
 			if c.Delegated {
-				d := &delegation{engine: e, path: s.path + "/" + c.ID + ":" + c.Tool}
+				d := &delegation{engine: e, path: s.path + "/" + c.ID + ":" + c.Tool, legacy: s.legacy}
 				results[k] = turn.Call(context.WithValue(ctx, delegationKey{}, d), k)
 			}
 		}

@@ -97,6 +97,50 @@ func TestThinkingToolLoopOnTheWire(t *testing.T) {
 	}
 }
 
+// A loop whose turn starts with a redacted thinking block (Anthropic encrypts a block its safety
+// systems flag) continues that turn's thinking as a thinking block does: the next request
+// thinks, and sends the redacted block back first, its data unchanged — without thinking, the
+// API would refuse a loop turn that starts with a thinking block no more than one without.
+func TestThinkingLoopWhoseTurnStartsRedacted(t *testing.T) {
+	t.Parallel()
+	s := start(t, llmtest.NewScripted(), llmtest.NewScripted(llmtest.Text(`{"city":"Oslo","total":4000}`)), llmtest.NewScripted())
+	m, err := s.parse(t, nil, "", settingsModels, "").Model(ctx(t), "think")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const data = "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP"
+	msgs := []llms.MessageContent{
+		llms.TextParts(llms.ChatMessageTypeHuman, "Population of Oslo?"),
+		{Role: llms.ChatMessageTypeAI, Parts: []llms.ContentPart{
+			model.Reasoning{Provider: "anthropic", Redacted: data},
+			llms.TextContent{Text: "Looking it up."},
+			llms.ToolCall{ID: "toolu_1", Type: "function", FunctionCall: &llms.FunctionCall{Name: "population", Arguments: `{"city":"Oslo"}`}},
+		}},
+		{Role: llms.ChatMessageTypeTool, Parts: []llms.ContentPart{llms.ToolCallResponse{ToolCallID: "toolu_1", Name: "population", Content: "4000"}}},
+	}
+	if _, err := m.Generate(ctx(t), msgs, llms.WithTools(cityTools)); err != nil {
+		t.Fatal(err) // the fake refused the request
+	}
+	bodies := s.anthropic.Bodies()
+	if len(bodies) != 1 {
+		t.Fatalf("%d requests, want 1", len(bodies))
+	}
+	if !strings.Contains(string(bodies[0]), `"thinking":{"type":"enabled","budget_tokens":2048}`) {
+		t.Errorf("the loop's next request does not think: %s", bodies[0])
+	}
+	sent := blocks(t, bodies[0], 1)
+	var types []string
+	for _, b := range sent {
+		types = append(types, b["type"].(string))
+	}
+	if got := strings.Join(types, " "); got != "redacted_thinking text tool_use" {
+		t.Errorf("the turn went back as %q, want redacted_thinking text tool_use", got)
+	}
+	if sent[0]["data"] != data {
+		t.Errorf("the redacted block went back as %v, want its data unchanged", sent[0])
+	}
+}
+
 // Without the round trip — langchaingo's client alone, which drops thinking blocks from the
 // messages it sends — the fake refuses the loop's next request, as the API does.
 func TestThinkingLoopWithoutItsBlockIsRefused(t *testing.T) {

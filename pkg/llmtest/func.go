@@ -27,6 +27,10 @@ func NewFunc(f func(ctx context.Context, req Request) Reply) *FuncModel {
 	return &FuncModel{f: f}
 }
 
+// ModelName names the model by its kind, "func": an assistant given it with WithModel reports
+// its usage under that name (see model.Namer).
+func (m *FuncModel) ModelName() string { return "func" }
+
 // WithoutTools makes m a model that cannot take tools: its SupportsTools reports false. It
 // returns m.
 func (m *FuncModel) WithoutTools() *FuncModel {

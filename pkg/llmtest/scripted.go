@@ -43,6 +43,10 @@ func (m *Scripted) Cycle() *Scripted {
 	return m
 }
 
+// ModelName names the model by its kind, "scripted": an assistant given it with WithModel
+// reports its usage under that name (see model.Namer).
+func (m *Scripted) ModelName() string { return "scripted" }
+
 // WithoutTools makes m a model that cannot take tools: its SupportsTools reports false. It
 // returns m.
 func (m *Scripted) WithoutTools() *Scripted {

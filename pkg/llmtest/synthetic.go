@@ -74,6 +74,10 @@ func NewSynthetic(opts ...SyntheticOption) *Synthetic {
 	return m
 }
 
+// ModelName names the model by its kind, "synthetic": an assistant given it with WithModel
+// reports its usage under that name (see model.Namer).
+func (m *Synthetic) ModelName() string { return "synthetic" }
+
 // WithoutTools makes m a model that cannot take tools: its SupportsTools reports false, so an
 // assistant asks it for its output in the prompt. It returns m.
 func (m *Synthetic) WithoutTools() *Synthetic {

@@ -57,8 +57,8 @@ func ExampleReporting() {
 	fmt.Println(res.Content[0].(mcp.TextContent).Text)
 	// Output:
 	// 1 packer: started
-	// 2 packer: asking custom
-	// 3 packer: custom answered: 0 tokens (0 so far)
+	// 2 packer: asking func
+	// 3 packer: func answered: 0 tokens (0 so far)
 	// 4 packer: done
 	// Pack a light jacket.
 }

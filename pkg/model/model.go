@@ -11,8 +11,10 @@ import (
 // Model is a langchaingo model with what cadre must know of it. A Model is a value: copy it
 // freely; it is safe for concurrent use when its LLM is.
 type Model struct {
-	// Name is the model's name in llm.yaml; "custom" for a model given to assistant.WithModel.
-	// It names the model in usage reports, events and errors.
+	// Name is the model's name in llm.yaml; for a model given to assistant.WithModel, what its
+	// client is, as Describe names a model given no name: "openai", "anthropic", "scripted"
+	// (an llmtest model), a Namer's own name, or the client's Go type. It names the model in
+	// usage reports, events, errors, traces and durable step names.
 	Name string
 	// ID is the provider's own id of the model ("gpt-5-mini", "claude-sonnet-4-6"), as the
 	// model entry of llm.yaml gives it; "" when unknown, as for a client given to
@@ -56,7 +58,15 @@ type ToolSupporter interface {
 // since an openai client may point at a server that copies OpenAI's API without strict tools
 // (the llm.yaml factory sets it for OpenAI's own API), and ID is left "", since langchaingo's
 // clients do not tell their model's id: set it on the Model returned when you know it.
+//
+// A name of "" names the model from what llm is: its ModelName when it is a Namer; for one of
+// langchaingo's clients, which keep their model's id unexported, its package ("openai",
+// "anthropic", "googleai", "ollama", "bedrock", "mistral", "vertex", ...); for any other
+// model, its Go type ("gateway.Client"). assistant.WithModel names its model so.
 func Describe(name string, llm llms.Model) Model {
+	if name == "" {
+		name = clientName(llm)
+	}
 	m := Model{Name: name, Provider: clientProvider(llm), LLM: llm}
 	f := Facts(m.Provider)
 	m.Shape, m.NoTools, m.Options = f.Shape, f.DropsTools, f.CallOptions()

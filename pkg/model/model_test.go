@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/llms/anthropic"
+	"github.com/tmc/langchaingo/llms/fake"
 	"github.com/tmc/langchaingo/llms/googleai"
 	"github.com/tmc/langchaingo/llms/ollama"
 	"github.com/tmc/langchaingo/llms/openai"
@@ -99,6 +100,62 @@ func TestDescribe(t *testing.T) {
 			want.Options, got.Options = nil, nil
 			if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b llms.Model) bool { return a == b })); diff != "" {
 				t.Errorf("Describe mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// namer is a fakeLLM that names itself.
+type namer struct {
+	fakeLLM
+	name string
+}
+
+func (n *namer) ModelName() string { return n.name }
+
+// TestDescribeNames: a model given without a name is named from what its client is, so that
+// usage reports, events, errors and traces tell one WithModel client from another.
+func TestDescribeNames(t *testing.T) {
+	t.Parallel()
+	openaiLLM, err := openai.New(openai.WithToken("test"), openai.WithModel("gpt-5-mini"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	anthropicLLM, err := anthropic.New(anthropic.WithToken("test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ollamaLLM, err := ollama.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	googleLLM, err := googleai.New(context.Background(), googleai.WithAPIKey("test"), googleai.WithRest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { googleLLM.Close() })
+	tests := []struct {
+		name, given string
+		llm         llms.Model
+		want        string
+	}{
+		// langchaingo's clients keep their model's id to themselves: their package names them.
+		{"openai", "", openaiLLM, "openai"},
+		{"anthropic", "", anthropicLLM, "anthropic"},
+		{"googleai", "", googleLLM, "googleai"},
+		{"ollama", "", ollamaLLM, "ollama"},
+		{"another langchaingo client", "", fake.NewFakeLLM(nil), "fake"},
+		{"a model that names itself", "", &namer{name: "gateway:gpt-5-mini"}, "gateway:gpt-5-mini"},
+		{"a model that names itself blank", "", &namer{}, "model_test.namer"},
+		{"any other model, by its type", "", &fakeLLM{}, "model_test.fakeLLM"},
+		{"a given name wins", "fast", &namer{name: "gateway:gpt-5-mini"}, "fast"},
+		{"a given name wins over a client's", "fast", openaiLLM, "fast"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := model.Describe(tt.given, tt.llm); got.Name != tt.want || got.ID != "" {
+				t.Errorf("Describe(%q, %T): Name %q, ID %q; want Name %q, ID \"\"", tt.given, tt.llm, got.Name, got.ID, tt.want)
 			}
 		})
 	}

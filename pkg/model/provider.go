@@ -2,7 +2,6 @@ package model
 
 import (
 	"reflect"
-	"strings"
 
 	"github.com/tmc/langchaingo/llms"
 )
@@ -100,10 +99,9 @@ func clientProvider(llm llms.Model) string {
 	if t == nil {
 		return ""
 	}
-	for _, provider := range []string{"openai", "anthropic", "googleai", "ollama"} {
-		if strings.HasSuffix(t.PkgPath(), "langchaingo/llms/"+provider) {
-			return provider
-		}
+	switch p := langchaingoPackage(t); p {
+	case "openai", "anthropic", "googleai", "ollama":
+		return p
 	}
 	return ""
 }

@@ -83,7 +83,7 @@ func TestWriter(t *testing.T) {
 			t.Errorf("%q: resource %v, want service.name example", span.Name, span.Resource)
 		}
 	}
-	if strings.Join(names, ", ") != "chat custom, invoke_agent helper" {
+	if strings.Join(names, ", ") != "chat scripted, invoke_agent helper" {
 		t.Errorf("spans %v, want the request's and the run's", names)
 	}
 }
@@ -162,7 +162,7 @@ func TestEndpoint(t *testing.T) {
 			}
 		}
 	}
-	if strings.Join(names, ", ") != "chat custom, invoke_agent helper" {
+	if strings.Join(names, ", ") != "chat scripted, invoke_agent helper" {
 		t.Errorf("the endpoint got spans %v, want the request's and the run's", names)
 	}
 }
