@@ -555,19 +555,21 @@ func ClaimsFromContext(ctx context.Context) (Claims, bool) {
 // (such as "tenant"; "" for a server of one tenant, whose tenant is ""), userClaim the user's
 // (usually "sub", which the issuer keeps unique and stable). It fails, and the prompt get with
 // it, when the request came with no token that Protect accepted, or when a named claim is
-// missing, empty or not a string: a chat is never filed under a tenant or a user that the
-// token did not name.
+// missing, null, empty or not a string: a chat is never filed under a tenant or a user that
+// the token did not name. Its error names the claim, what it names, and what is wrong with it,
+// such as `the bearer token has no claim "tenant", which names the caller's tenant: it is
+// empty`; the client is told it.
 func ClaimIdentity(tenantClaim, userClaim string) func(ctx context.Context) (tenant, user string, err error) {
 	return func(ctx context.Context) (string, string, error) {
 		claims, ok := ClaimsFromContext(ctx)
 		if !ok {
 			return "", "", errors.New("the request carries no checked bearer token")
 		}
-		tenant, err := claims.text(tenantClaim)
+		tenant, err := claims.text(tenantClaim, "the caller's tenant")
 		if err != nil {
 			return "", "", err
 		}
-		user, err := claims.text(userClaim)
+		user, err := claims.text(userClaim, "the caller")
 		if err != nil {
 			return "", "", err
 		}
@@ -575,14 +577,37 @@ func ClaimIdentity(tenantClaim, userClaim string) func(ctx context.Context) (ten
 	}
 }
 
-// text returns the string of claim name, "" when name is "".
-func (c Claims) text(name string) (string, error) {
+// text returns the string of claim name, which names what, or "" when name is "".
+func (c Claims) text(name, what string) (string, error) {
 	if name == "" {
 		return "", nil
 	}
-	s, _ := c[name].(string)
-	if s == "" {
-		return "", fmt.Errorf("the bearer token has no claim %q", name)
+	missing := fmt.Sprintf("the bearer token has no claim %q, which names %s", name, what)
+	switch v := c[name].(type) {
+	case nil:
+		return "", errors.New(missing)
+	case string:
+		if v == "" {
+			return "", errors.New(missing + ": it is empty")
+		}
+		return v, nil
+	default:
+		return "", fmt.Errorf("%s: it is %s, not a string", missing, jsonKind(v))
 	}
-	return s, nil
+}
+
+// jsonKind names the kind of JSON value v, as encoding/json decodes it.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case float64, json.Number:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	default:
+		return fmt.Sprintf("a %T", v)
+	}
 }

@@ -549,3 +549,74 @@ func TestNewAuthorizerFindsTheKeysOfAnOpenIDProvider(t *testing.T) {
 		t.Errorf("a token of the provider: %d %s", rec.Code, rec.Header().Get("WWW-Authenticate"))
 	}
 }
+
+// A caller whose token lacks a claim that names them is told, by a get that gives a chat_id,
+// that they are not identified, which claim of their token is wanted and what it is for, and
+// how to ask without a chat; the agent does not run. The same caller's tools run.
+func TestUnidentifiedCallerIsToldWhy(t *testing.T) {
+	t.Parallel()
+	key := oauthtest.NewKey(t, "k1")
+	iss := oauthtest.NewIssuer(t, key)
+	mux := http.NewServeMux()
+	web := httptest.NewServer(mux)
+	t.Cleanup(web.Close)
+	endpoint := web.URL + "/mcp"
+	a, err := mcpbridge.NewAuthorizer(t.Context(), endpoint, iss.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newServer()
+	var log errorLog
+	agent := &chatTeller{}
+	if err := mcpbridge.AddPrompt(s, agent, mcpbridge.WithIdentity(mcpbridge.ClaimIdentity("tenant", "sub")), mcpbridge.WithErrorHandler(log.handle)); err != nil {
+		t.Fatal(err)
+	}
+	ping := tool.Func("ping", "Answers pong.", func(context.Context, struct{}) (string, error) { return "pong", nil })
+	if err := mcpbridge.AddTool(s, ping); err != nil {
+		t.Fatal(err)
+	}
+	mux.Handle("/mcp", a.Protect(server.NewStreamableHTTPServer(s)))
+
+	const leaveOut = `, so chat "trip" cannot be continued: leave out "chat_id" to ask without a chat`
+	for _, tc := range []struct {
+		name   string
+		claims map[string]any // beside sub "ana"
+		want   string         // what the client is told, after the label of mcp-go's error code
+	}{
+		{"no tenant", nil,
+			`prompt "teller": the caller is not identified (the bearer token has no claim "tenant", which names the caller's tenant)` + leaveOut},
+		{"an empty tenant", map[string]any{"tenant": ""},
+			`prompt "teller": the caller is not identified (the bearer token has no claim "tenant", which names the caller's tenant: it is empty)` + leaveOut},
+		{"a tenant that is a number", map[string]any{"tenant": 7},
+			`prompt "teller": the caller is not identified (the bearer token has no claim "tenant", which names the caller's tenant: it is a number, not a string)` + leaveOut},
+		{"a null user", map[string]any{"tenant": "acme", "sub": nil},
+			`prompt "teller": the caller is not identified (the bearer token has no claim "sub", which names the caller)` + leaveOut},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			hc, err := client.NewStreamableHttpClient(endpoint, transport.WithHTTPHeaders(map[string]string{
+				"Authorization": "Bearer " + iss.Token(t, endpoint, "ana", tc.claims),
+			}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := initialize(t, hc)
+			_, err = getPrompt(t, c, "teller", map[string]string{"input": "hi", "chat_id": "trip"})
+			if err == nil || !strings.HasSuffix(err.Error(), ": "+tc.want) {
+				t.Errorf("the client was told %v,\nwant %s", err, tc.want)
+			}
+			if _, herr := log.last(); herr == nil || herr.Error() != tc.want {
+				t.Errorf("the error handler was told %v", herr)
+			}
+			if n := agent.calls.Load(); n != 0 {
+				t.Errorf("the agent ran %d times", n)
+			}
+			if got := answer(t, testContext(t), c, "teller", map[string]string{"input": "hi"}); got != "no chat" {
+				t.Errorf("without a chat_id: %q, want an answer in no chat", got)
+			}
+			agent.calls.Store(0)
+			if res := callTool(t, c, "ping", `{}`); textOf(res) != "pong" {
+				t.Errorf("ping: %q", textOf(res))
+			}
+		})
+	}
+}

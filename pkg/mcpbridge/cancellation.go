@@ -26,12 +26,22 @@ var ErrSessionEnded = fmt.Errorf("mcpbridge: the client ended its MCP session: %
 //     h accepts), the handler cancels the session's requests still in progress: the runs
 //     serving them stop, with the runs they delegated to, and their context's cause is
 //     ErrSessionEnded. mcp-go (v1.2.1) ends the session and lets its requests run to their end.
-//   - It answers a notifications/cancelled that comes without a session (protocol version
-//     2026-07-28 has none, nor has a stateless server) with 202 Accepted, and does not pass it
-//     on: such a notification names a request ID and nothing to tell whose request it is, and
-//     mcp-go would cancel any client's request of that ID. Over streamable HTTP a sessionless
-//     client cancels a request by closing its stream, as the protocol asks, which ends the
-//     request's context without this handler.
+//   - It answers 202 Accepted, and does not pass on, a notifications/cancelled of protocol
+//     version 2026-07-28 or later — by its MCP-Protocol-Version header or by the protocol
+//     version in its params._meta — and one without an Mcp-Session-Id (a stateless server has
+//     none). Such a notification names a request ID and nothing that tells whose request it
+//     is: mcp-go serves a message of that version as one without a session, whatever
+//     Mcp-Session-Id it carries, and would cancel any client's request of that ID. Over
+//     streamable HTTP such a client cancels a request by closing its stream, as the protocol
+//     asks, which ends the request's context without this handler.
+//   - It passes on a notifications/cancelled of an older version with a session, which
+//     mcp-go applies to the requests of that session alone.
+//
+// To tell them apart, the handler reads the body of every POST whole before h does, as mcp-go
+// does, with no limit of its own: to bound what a client may send, wrap the handler in
+// http.MaxBytesHandler, and h then fails a body over the limit as it would without this
+// handler. mcp-go (v1.2.1) refuses JSON-RPC batches, so a notification in a batch cancels
+// nothing.
 //
 // A client that closes its connections cancels its requests without this handler too. The
 // handler is safe for concurrent use; it keeps an entry per request of a session in progress,
@@ -50,9 +60,10 @@ type sessionRequest struct{ cancel context.CancelCauseFunc }
 
 func (c *cancellation) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	id := r.Header.Get(server.HeaderKeySessionID)
+	if r.Method == http.MethodPost && r.Body != nil && c.dropCancel(w, r, id) {
+		return
+	}
 	switch {
-	case id == "" && r.Method == http.MethodPost:
-		c.serveSessionless(w, r)
 	case id == "":
 		c.next.ServeHTTP(w, r)
 	case r.Method == http.MethodDelete:
@@ -71,25 +82,55 @@ func (c *cancellation) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// serveSessionless passes on a POST without a session, unless it is a notifications/cancelled,
-// which it accepts and drops. The body is read whole, as mcp-go reads it.
-func (c *cancellation) serveSessionless(w http.ResponseWriter, r *http.Request) {
+// dropCancel reads the body of POST r, of session id (none for ""), and answers 202 Accepted
+// to a notifications/cancelled that must not reach h, reporting whether it did. Otherwise it
+// puts the body back for h to read, with the error that ended the reading, if any: h answers
+// a body it could not read as it would without this handler.
+func (c *cancellation) dropCancel(w http.ResponseWriter, r *http.Request, id string) bool {
 	body, err := io.ReadAll(r.Body)
+	if err == nil && isCancel(body) && (id == "" || isModern(r.Header, body)) {
+		w.WriteHeader(http.StatusAccepted)
+		return true
+	}
+	rest := io.Reader(bytes.NewReader(body))
 	if err != nil {
-		http.Error(w, "reading the request body: "+err.Error(), http.StatusBadRequest)
-		return
+		rest = io.MultiReader(rest, errReader{err})
+	}
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{rest, r.Body}
+	return false
+}
+
+// isCancel reports whether body is a notifications/cancelled, read as mcp-go reads a message's
+// method. It ignores an ID, which a notification has not: mcp-go takes a null one for none.
+func isCancel(body []byte) bool {
+	var msg struct {
+		Method string `json:"method"`
+	}
+	return json.Unmarshal(body, &msg) == nil && msg.Method == string(mcp.MethodNotificationCancelled)
+}
+
+// isModern reports whether a message of header and body is of protocol version 2026-07-28
+// or later, by either of the signals mcp-go's streamable HTTP server reads: the
+// MCP-Protocol-Version header, and the protocol version in params._meta.
+func isModern(header http.Header, body []byte) bool {
+	if mcp.IsModernProtocol(header.Get(mcp.HeaderProtocolVersion)) {
+		return true
 	}
 	var msg struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
+		Params struct {
+			Meta *mcp.Meta `json:"_meta"`
+		} `json:"params"`
 	}
-	if json.Unmarshal(body, &msg) == nil && msg.ID == nil && msg.Method == string(mcp.MethodNotificationCancelled) {
-		w.WriteHeader(http.StatusAccepted)
-		return
-	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	c.next.ServeHTTP(w, r)
+	return json.Unmarshal(body, &msg) == nil && mcp.IsModernProtocol(msg.Params.Meta.ProtocolVersion())
 }
+
+// errReader fails every read with err.
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
 func (c *cancellation) add(id string, req *sessionRequest) {
 	c.mu.Lock()

@@ -7,7 +7,6 @@ import (
 	"log"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 
 	"github.com/cadrehq/cadre/pkg/assistant"
 	"github.com/cadrehq/cadre/pkg/chat"
@@ -82,8 +81,8 @@ func ExampleWithIdentity() {
 		get.Params.Arguments = map[string]string{"input": "Hello?", "chat_id": chatID}
 		res, err := c.GetPrompt(ctx, get)
 		if err != nil {
-			_, why, _ := strings.Cut(err.Error(), "cannot be continued: ")
-			fmt.Printf("%s: error: %s\n", token, why)
+			// mcp-go labels the error of any failed get "internal error" (JSON-RPC -32603).
+			fmt.Printf("%s: %v\n", token, err)
 			return
 		}
 		fmt.Printf("%s: %s\n", token, res.Messages[1].Content.(mcp.TextContent).Text)
@@ -96,5 +95,5 @@ func ExampleWithIdentity() {
 	// Bearer t-ana: That is question 1 of this chat.
 	// Bearer t-ana: That is question 2 of this chat.
 	// Bearer t-bo: That is question 1 of this chat.
-	// Bearer forged: error: sign in to continue a chat
+	// Bearer forged: internal error: prompt "counter": the caller is not identified (sign in to continue a chat), so chat "trip" cannot be continued: leave out "chat_id" to ask without a chat
 }

@@ -45,8 +45,13 @@ func WithErrorHandler(h func(ctx context.Context, name string, err error)) Optio
 // request's context, where the server's transport put who is calling: over streamable HTTP,
 // server.WithHTTPContextFunc copies an authenticated request's identity into it. f is called
 // on the request's goroutine, possibly from many at once, and only for gets that give a
-// chat_id. An error from f fails the get with an error saying that the caller is not
-// identified, and the agent is not run.
+// chat_id. An error from f fails the get, and the agent is not run: the client is told that
+// the caller is not identified, f's error, and that the get can leave out chat_id (`prompt
+// "guide": the caller is not identified (f's error), so chat "trip" cannot be continued: leave
+// out "chat_id" to ask without a chat`). Make f's error say what is missing, as
+// ClaimIdentity's does; it must not hold a secret. mcp-go (v1.2.1) sends every error of a
+// prompt get with JSON-RPC code -32603, which clients label an internal error (mcp-go's
+// client: "internal error: prompt ..."): the message after the label says what is wrong.
 //
 // Without WithIdentity every chat belongs to tenant "" and user "": any client that knows a
 // chat_id can continue that chat. AddTool ignores this option.

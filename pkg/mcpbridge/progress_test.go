@@ -10,9 +10,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/cadrehq/cadre/pkg/assistant"
+	"github.com/cadrehq/cadre/pkg/callback"
 	"github.com/cadrehq/cadre/pkg/llmtest"
 	"github.com/cadrehq/cadre/pkg/mcpbridge"
 	"github.com/cadrehq/cadre/pkg/tool"
@@ -405,4 +407,93 @@ func TestProgressBeforeTheResponse(t *testing.T) {
 			t.Errorf("request %v: answered %v, %d notifications before the response, %d after; want 10 or more before, none after", token, answered[token], before[token], after[token])
 		}
 	}
+}
+
+// A step beyond the rate is not sent, but it counts: the notification of a later step says
+// how many steps there were. In a bubble, where time passes only when every goroutine waits,
+// the run's quick steps go out as the first ten and the rest are held back; then its model
+// takes a second, and its last steps go out with their true count.
+func TestProgressCountsTheStepsItDoesNotSend(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		const calls = 20
+		echo := tool.Func("echo", "Says it back.", func(_ context.Context, in question) (string, error) { return in.Topic, nil })
+		model := llmtest.NewFunc(func(_ context.Context, req llmtest.Request) llmtest.Reply {
+			if _, ok := toolResult(req); ok {
+				return llmtest.Reply{Text: "done", Latency: time.Second}
+			}
+			var cs []llms.ToolCall
+			for range calls {
+				cs = append(cs, llmtest.Call("echo", `{"topic":"x"}`))
+			}
+			return llmtest.Calls(cs...)
+		}).NoRecord()
+		var lines lockedLines // every step of the run, as the notifications' messages say them
+		busy := assistant.New[string]("busy", assistant.WithModel(model), assistant.WithTools(echo),
+			assistant.WithMaxParallelTools(calls), assistant.WithCallback(callback.NewProgress(&lines)))
+		s := newServer()
+		if err := mcpbridge.AddTool(s, assistant.AsTool[string](mcpbridge.Reporting[string](busy))); err != nil {
+			t.Fatal(err)
+		}
+		c, err := client.NewInProcessClient(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		if err := c.Start(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Initialize(t.Context(), mcp.InitializeRequest{}); err != nil {
+			t.Fatal(err)
+		}
+		n := listen(c)
+		var req mcp.CallToolRequest
+		req.Params.Name = "busy"
+		req.Params.Arguments = map[string]any{"input": "go"}
+		req.Params.Meta = &mcp.Meta{ProgressToken: "busy"}
+		if res, err := c.CallTool(t.Context(), req); err != nil || res.IsError {
+			t.Fatalf("the call: %v %+v", err, res)
+		}
+		synctest.Wait() // the client has received every notification queued
+
+		steps := lines.all()
+		got := n.of("busy")
+		if len(got) < 12 || len(got) >= len(steps) {
+			t.Fatalf("%d notifications of %d steps, want some steps held back and some sent after them: %+v", len(got), len(steps), got)
+		}
+		checkSteps(t, got)
+		for i, note := range got[:10] {
+			if note.progress != float64(i+1) {
+				t.Errorf("notification %d: progress %v, want %d: the first ten steps go out at once", i, note.progress, i+1)
+			}
+		}
+		// The model's answer and the end of the run, a second later: each sent, and counted
+		// after every step held back. The parallel calls' steps before them may reach two
+		// handlers in different orders; these two come one after the other.
+		for i, note := range got[len(got)-2:] {
+			step := len(steps) - 2 + i
+			if note.progress != float64(step+1) || note.message != steps[step] {
+				t.Errorf("notification %d: %v %q, want step %d of %d, %q", len(got)-2+i, note.progress, note.message, step+1, len(steps), steps[step])
+			}
+		}
+	})
+}
+
+// lockedLines keeps the lines written to it, trimmed, for concurrent writers.
+type lockedLines struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *lockedLines) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, strings.TrimSpace(string(p)))
+	return len(p), nil
+}
+
+func (l *lockedLines) all() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.lines)
 }

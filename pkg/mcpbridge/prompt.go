@@ -173,7 +173,7 @@ func (h *promptHandler) inChat(ctx context.Context, chatID string) (context.Cont
 	if h.identity != nil {
 		var err error
 		if id.Tenant, id.User, err = h.identity(ctx); err != nil {
-			return nil, fmt.Errorf("prompt %q: the caller is not identified, so chat %q cannot be continued: %w", h.name, chatID, err)
+			return nil, fmt.Errorf("prompt %q: the caller is not identified (%w), so chat %q cannot be continued: leave out %q to ask without a chat", h.name, err, chatID, argChatID)
 		}
 		if err := id.Valid(); err != nil {
 			return nil, fmt.Errorf("prompt %q: the caller's identity cannot name a chat: %w", h.name, err)
