@@ -25,6 +25,11 @@ import (
 //     resumes the run finds the mark, in its step chat/append, and does not append again. The
 //     mark is made before the append, so that of two stopped executions the first appends; a
 //     cancelled one whose workflow was resumed meanwhile leaves the append to the resumed one.
+//     Only DBOS tells that a workflow was stopped for good, by not recording the step: the
+//     run's own context may be done while its workflow goes on (a workflow of the program's
+//     own can give a run a context of its own, and cancel it), and that run appends in its
+//     step as any other. A timed-out workflow that DBOS has not marked cancelled yet runs the
+//     step's append before DBOS refuses to record it; the mark follows.
 //
 // The append's number counts the chat appends recorded in the workflow before it: a workflow
 // of the program's own may run several runs in a chat, and each appends once.

@@ -444,3 +444,68 @@ func TestTakeStateIfInARunIsDecidedByItsRead(t *testing.T) {
 		checkState(fmt.Sprintf("after the fork from step %d", start), "pause 3")
 	}
 }
+
+// TestARunInAChatCancelledByItsProgramAppendsInItsStep: a workflow of the program's own runs a
+// run in a chat with a context of its own, which the program cancels in the middle of the turn
+// — the workflow goes on — and then a second run in the chat. The first run's append is a step
+// of the workflow like any other, and does not keep the second run from appending: the run's
+// context being done does not tell that the workflow was stopped.
+func TestARunInAChatCancelledByItsProgramAppendsInItsStep(t *testing.T) {
+	t.Parallel()
+	mem := chat.NewMemory()
+	id := chat.ID{Tenant: "acme", User: "ana", Chat: "errands"}
+	dctx := newDBOS(t, dbos.Config{})
+	eng, err := durable.New(dctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cancelFirst context.CancelFunc
+	wait := tool.Func("wait", "Waits for something.", func(ctx context.Context, in query) (string, error) {
+		if in.Q == "first" {
+			cancelFirst() // the program gives up on the first run
+			<-ctx.Done()
+			return "", ctx.Err()
+		}
+		return "waited for " + in.Q, nil
+	})
+	clerk := assistant.New[string]("clerk",
+		assistant.WithMiddleware(eng.Middleware()),
+		assistant.WithModels(model.Fixed(model.Model{Name: "clerk", LLM: llmtest.NewFunc(func(_ context.Context, req llmtest.Request) llmtest.Reply {
+			if turns(req.Messages) == 0 {
+				return reply("", usageOf(10, 2), nil, call("c1", "wait", fmt.Sprintf(`{"q":%q}`, prompt(req.Messages))))
+			}
+			return reply("done: "+strings.Join(results(req.Messages[len(req.Messages)-1:]), ""), usageOf(20, 3), nil)
+		}).NoRecord()})),
+		assistant.WithTools(wait),
+		assistant.WithStore(eng.Store(mem)))
+	errands := func(ctx dbos.Context, _ string) (string, error) {
+		first, cancel := context.WithCancel(ctx)
+		defer cancel()
+		cancelFirst = cancel
+		if _, err := clerk.Run(chat.WithID(first, id), assistant.Input{Prompt: "first"}); !errors.Is(err, context.Canceled) {
+			return "", fmt.Errorf("the first run: %v; want it cancelled", err)
+		}
+		out, err := clerk.Run(chat.WithID(ctx, id), assistant.Input{Prompt: "second"})
+		return out.Output, err
+	}
+	dbos.RegisterWorkflow(dctx, errands, dbos.WithWorkflowName("test.errands_cancelled"))
+	launch(t, dctx)
+	h, err := dbos.RunWorkflow(dctx, errands, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := h.GetResult()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "done: waited for second"; out != want {
+		t.Errorf("the workflow: %q; want %q", out, want)
+	}
+	if got, want := userTurns(t, mem, id), []string{"first", "second"}; !slices.Equal(got, want) {
+		t.Fatalf("the chat holds the user's turns %q; want %q", got, want)
+	}
+	names := stepNames(t, dctx, h.GetWorkflowID())
+	if n := strings.Count(strings.Join(names, " "), "chat/append"); n != 2 {
+		t.Errorf("the workflow recorded %d chat appends in %q; want 2, one a run", n, names)
+	}
+}

@@ -80,22 +80,21 @@ func (st *store) Append(ctx context.Context, id chat.ID, msgs []llms.MessageCont
 		return st.s.Append(ctx, id, msgs)
 	}
 	// The run appends with a context that is never done: the context it started with, in its
-	// scope, tells whether its workflow was stopped, and how (see append.go).
+	// scope, tells whether DBOS is shutting down (see append.go). That context may be done
+	// while the workflow goes on — a workflow of the program's own can give a run a context
+	// of its own, and cancel it — so whether the workflow was stopped for good is DBOS's to
+	// say, by refusing to record the step.
 	s, _ := ctx.Value(scopeKey{}).(*scope)
-	appended := false
-	if s == nil || s.run.Err() == nil {
-		var err error
-		appended, err = st.appendStep(ctx, id, msgs)
-		if !errors.Is(err, dbos.ErrWorkflowCancelled) && !errors.Is(err, dbos.ErrConflictingWorkflowID) {
-			return err
-		}
-	}
-	// The workflow was stopped, or taken by another execution: the step was not recorded.
-	timedOut := s != nil && s.run.Err() != nil
-	if timedOut && st.e.stopping(s.run) {
+	done := s != nil && s.run.Err() != nil
+	if done && st.e.stopping(s.run) {
 		return nil // the process stops: the workflow's next execution appends
 	}
-	return st.appendStopped(ctx, id, msgs, appended, timedOut)
+	appended, err := st.appendStep(ctx, id, msgs)
+	if !errors.Is(err, dbos.ErrWorkflowCancelled) && !errors.Is(err, dbos.ErrConflictingWorkflowID) {
+		return err
+	}
+	// The workflow was stopped, or taken by another execution: the step was not recorded.
+	return st.appendStopped(ctx, id, msgs, appended, done)
 }
 
 func (st *store) State(ctx context.Context, id chat.ID) ([]byte, error) {
