@@ -31,8 +31,9 @@ type scope struct {
 	engine *Engine
 	runID  string // the run's ID in this execution, to know a run taken already
 	path   string
-	// run is the context the run was started with, done only when its workflow is stopped
-	// (cadre's own cancellations derive from it).
+	// run is the context the run was started with (cadre's own cancellations derive from it):
+	// done when its workflow is stopped, and when a workflow of the program's own cancels a
+	// context it gave the run, which its workflow outlives (see append.go).
 	run context.Context
 	// legacy is shared by the runs of one top run: the steps that earlier executions recorded
 	// under a model's old name.
