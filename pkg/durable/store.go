@@ -85,8 +85,8 @@ func (st *store) Append(ctx context.Context, id chat.ID, msgs []llms.MessageCont
 	// of its own, and cancel it — so whether the workflow was stopped for good is DBOS's to
 	// say, by refusing to record the step.
 	s, _ := ctx.Value(scopeKey{}).(*scope)
-	done := s != nil && s.run.Err() != nil
-	if done && st.e.stopping(s.run) {
+	stopping := func() bool { return s != nil && s.run.Err() != nil && st.e.stopping(s.run) }
+	if stopping() {
 		return nil // the process stops: the workflow's next execution appends
 	}
 	appended, err := st.appendStep(ctx, id, msgs)
@@ -94,7 +94,10 @@ func (st *store) Append(ctx context.Context, id chat.ID, msgs []llms.MessageCont
 		return err
 	}
 	// The workflow was stopped, or taken by another execution: the step was not recorded.
-	return st.appendStopped(ctx, id, msgs, appended, done)
+	if stopping() {
+		return nil // it stopped during the step
+	}
+	return st.appendStopped(ctx, id, msgs, appended, s != nil && s.run.Err() != nil)
 }
 
 func (st *store) State(ctx context.Context, id chat.ID) ([]byte, error) {
