@@ -18,7 +18,7 @@ test: interop-deps fmt-check vet lint
 ## reliability: the long checks of the promises (the property tests with 10,000 scenarios
 ## each), ending with a line "reliability: N passed, M failed".
 reliability:
-	GO=$(GO) CADRE_NO_REDIS=1 scripts/reliability
+	GO=$(GO) scripts/with-redis scripts/with-postgres scripts/reliability
 
 ## mutation: mutation testing (gremlins) of usage, chat, the factory's transport and assistant:
 ## killed, lived and efficacy per package, then the survivors. Slow (PKGS=... to choose).

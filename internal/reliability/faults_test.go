@@ -107,6 +107,7 @@ func TestFaultMatrix(t *testing.T) {
 		}
 	})
 	printMatrix(t, results)
+	t.Logf("figures: fault matrix: %d cells (%d providers x %d faults x %d stages)", len(results), len(providers), len(faults), len(stages))
 	deadline := time.Now().Add(10 * time.Second)
 	for ours() > base && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)

@@ -326,6 +326,9 @@ func TestRunLoopProperties(t *testing.T) {
 			break // one shrunk failure is enough
 		}
 	}
+	if f := flag.Lookup("rapid.checks"); f != nil {
+		t.Logf("figures: run loop properties: %d rounds of %s scenarios", rounds, f.Value.String())
+	}
 }
 
 // runLoopProperty is one scenario of TestRunLoopProperties.
