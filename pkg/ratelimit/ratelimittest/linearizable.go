@@ -29,6 +29,11 @@ var ErrUndecided = errors.New("ratelimittest: the linearizability check did not 
 //   - a Charge of n > 0 adds n to what each of its buckets has used, beyond the Limit if need
 //     be (a debt, which refuses every Take); n <= 0 charges nothing.
 //
+// A Take or a Charge across buckets is one step of the model. The contract promises that of a
+// Take's outcome only as far as the limiter can make it (see CheckInvariants for a Take that
+// takes bucket by bucket), and not of a Charge: check such calls only on a limiter that makes
+// them one step, as Local does under its lock.
+//
 // It returns nil when the history is linearizable; an error listing the Ops of buckets whose
 // history is not (the Ops that share a bucket, directly or through a Take across buckets,
 // are checked together); ErrUndecided, wrapped, when porcupine's search has not decided

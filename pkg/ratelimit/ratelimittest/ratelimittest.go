@@ -8,6 +8,18 @@
 // refills with time; concurrent Takes never take more than a bucket holds; invalid buckets
 // and cancelled contexts are errors. It runs on the real clock, with waits of a fraction of a
 // second at most.
+//
+// # Histories
+//
+// The suite's calls follow one another. Under concurrency a limiter is checked with histories:
+// a [Workload] draws random calls for goroutines, [Record] runs them at once on a limiter,
+// stamping each call with a clock every goroutine (or process) shares, and two checks take the
+// history. [CheckLinearizable] checks, with github.com/anishathalye/porcupine, that the calls
+// could have taken effect one at a time, each between its call and its return, in a counter
+// per bucket that does not refill; [CheckInvariants] checks what a limiter whose Take across
+// buckets is not atomic must still keep, with what each bucket has left afterwards
+// ([Remaining]). Run a history in far less time than a bucket takes to refill a unit, or in a
+// testing/synctest bubble, where time stands still.
 package ratelimittest
 
 import (
