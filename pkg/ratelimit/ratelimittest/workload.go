@@ -8,10 +8,11 @@ import (
 	"github.com/cadrehq/cadre/pkg/ratelimit"
 )
 
-// Workload makes random histories to check a Limiter with: Takes and Charges on one bucket
-// at a time, of Single's buckets, whose history CheckLinearizable checks; and Takes of
-// Multi's buckets, one to all of them at once in a random order, whose history both checks
-// take (CheckInvariants needs a history of Takes only).
+// Workload makes random histories to check a Limiter with. Single's buckets are used one at
+// a time, by Takes and Charges (of 1 to 7: into debt, and beyond what a bucket of 5 holds),
+// and CheckLinearizable checks their history. Multi's are used one to all at once, in a random
+// order, by Takes and now and then a Charge of 1 or 2: CheckInvariants checks their history,
+// and CheckLinearizable too of a limiter whose calls across buckets are atomic.
 //
 // Its buckets refill by a unit in Period/Limit: a history must run in far less time than that
 // (an hour's bucket of 5 refills one in 12 minutes), for the checks count no refill.
@@ -35,8 +36,8 @@ func NewWorkload(rng *rand.Rand, name string) Workload {
 }
 
 // Plan returns the Ops of a history: for each of clients clients, ops Ops drawn from rng,
-// their Client set. Half of them are on a Single bucket (a Take, or one time in four a
-// Charge of 1 to 3), half a Take of Multi's buckets.
+// their Client set. Half of them are on a Single bucket: a Take, or one time in five a
+// Charge. Half are on Multi's buckets: a Take, or one time in eight a Charge.
 func (w Workload) Plan(rng *rand.Rand, clients, ops int) [][]Op {
 	plan := make([][]Op, clients)
 	for c := range plan {
@@ -52,14 +53,17 @@ func (w Workload) Plan(rng *rand.Rand, clients, ops int) [][]Op {
 func (w Workload) op(rng *rand.Rand) Op {
 	if len(w.Multi) == 0 || len(w.Single) > 0 && rng.IntN(2) == 0 {
 		b := []ratelimit.Bucket{w.Single[rng.IntN(len(w.Single))]}
-		if rng.IntN(4) == 0 {
-			return Op{Kind: Charge, Buckets: b, N: 1 + rng.IntN(3)}
+		if rng.IntN(5) == 0 {
+			return Op{Kind: Charge, Buckets: b, N: 1 + rng.IntN(7)}
 		}
 		return Op{Kind: Take, Buckets: b}
 	}
 	var buckets []ratelimit.Bucket
 	for _, i := range rng.Perm(len(w.Multi))[:1+rng.IntN(len(w.Multi))] {
 		buckets = append(buckets, w.Multi[i])
+	}
+	if rng.IntN(8) == 0 {
+		return Op{Kind: Charge, Buckets: buckets, N: 1 + rng.IntN(2)}
 	}
 	return Op{Kind: Take, Buckets: buckets}
 }
