@@ -82,7 +82,7 @@ func TestLimiterIsLinearizable(t *testing.T) {
 	if overlapping == 0 {
 		t.Fatal("no call of one process overlapped a call of the other: the histories tested no concurrency across processes")
 	}
-	t.Logf("figures: limiter linearizability, redislimit (2 processes × %d goroutines, one Redis): %v; %d calls overlapping one of the other process; single buckets checked with porcupine: %d calls, Takes across buckets with the invariants: %d calls; in %s",
+	t.Logf("figures: limiter linearizability, redislimit (2 processes × %d goroutines, one Redis): %v; %d calls overlapping one of the other process; calls on the buckets used one at a time, checked with porcupine: %d, on the buckets Takes share, checked for the invariants: %d; in %s",
 		clientsEach, tally, overlapping, single.Ops, multi.Ops, time.Since(start).Round(time.Millisecond))
 }
 
