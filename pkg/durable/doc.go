@@ -19,8 +19,8 @@
 // A run is the workflow cadre.run. Each model request of the run, of every model tried along a
 // fallback chain, is a step, and so is each tool call; the calls of a turn run in parallel, as
 // steps started in the model's order. A call of a tool made by assistant.AsTool is not a step:
-// the run it delegates to is run by the workflow itself, and its requests and calls are steps
-// of the workflow in turn. A step's outcome is recorded when it ends; a replay — a recovery, or
+// the run it delegates to is run by the workflow itself, once the turn's other calls have
+// ended, and its requests and calls are steps of the workflow in turn. A step's outcome is recorded when it ends; a replay — a recovery, or
 // a dbos.ForkWorkflow — gives the recorded outcome back instead of doing the step again. What
 // is not a step runs again in a replay, the same way since the inputs are the same: the run
 // loop, and with it the usage ledger and the limits, which come out as they were.
