@@ -88,6 +88,9 @@ type Features struct {
 	Wire   bool // the supervisor's model behind a fake OpenAI or Anthropic API over HTTP
 	Chat   bool // runs one after the other in one chat
 	Cancel bool // a cancellation at the n-th model request
+	// Deep runs go on: their turns are mostly tool calls, which delegate more often, and fewer
+	// of them end the run (a cut answer, a refusal, a failure no fallback takes up).
+	Deep bool
 }
 
 // Draw draws a scenario with the features f allows.
@@ -106,18 +109,18 @@ func Draw(t *rapid.T, f Features) Scenario {
 	for r := range runs {
 		var turns []Turn
 		for i := range rapid.IntRange(1, 5).Draw(t, fmt.Sprintf("run%d top turns", r+1)) {
-			turns = append(turns, drawTurn(t, fmt.Sprintf("run%d top%d ", r+1, i), delegate, s.Wire != ""))
+			turns = append(turns, drawTurn(t, fmt.Sprintf("run%d top%d ", r+1, i), f.Deep, delegate, s.Wire != ""))
 		}
 		s.Top = append(s.Top, turns)
 	}
 	if delegate {
 		deeper := rapid.Bool().Draw(t, "deeper")
 		for i := range rapid.IntRange(1, 3).Draw(t, "specialist turns") {
-			s.Specialist = append(s.Specialist, drawTurn(t, fmt.Sprintf("spec%d ", i), deeper, false))
+			s.Specialist = append(s.Specialist, drawTurn(t, fmt.Sprintf("spec%d ", i), f.Deep, deeper, false))
 		}
 		if deeper {
 			for i := range rapid.IntRange(1, 2).Draw(t, "sub turns") {
-				s.Sub = append(s.Sub, drawTurn(t, fmt.Sprintf("sub%d ", i), false, false))
+				s.Sub = append(s.Sub, drawTurn(t, fmt.Sprintf("sub%d ", i), f.Deep, false, false))
 			}
 		}
 	}
@@ -133,29 +136,45 @@ func Draw(t *rapid.T, f Features) Scenario {
 	return s
 }
 
-// drawTurn draws a turn; delegate allows CallDelegate, and wire (a model behind a fake API,
-// alone in its chain) leaves out the failures of the first model.
-func drawTurn(t *rapid.T, label string, delegate, wire bool) Turn {
-	kinds := callKindCount - 1
+// drawTurn draws a turn, of a deep run or not (see Features); delegate allows CallDelegate,
+// and wire (a model behind a fake API, alone in its chain) leaves out the failures of the
+// first model.
+func drawTurn(t *rapid.T, label string, deep, delegate, wire bool) Turn {
+	kinds := make([]int, 0, callKindCount+2)
+	for k := range callKindCount - 1 {
+		kinds = append(kinds, k)
+	}
 	if delegate {
-		kinds = callKindCount
+		kinds = append(kinds, CallDelegate)
+		if deep {
+			kinds = append(kinds, CallDelegate, CallDelegate)
+		}
 	}
 	turn := Turn{
-		Kind:      rapid.IntRange(0, turnKindCount-1).Draw(t, label+"kind"),
 		In:        rapid.IntRange(0, 50).Draw(t, label+"in"),
 		Out:       rapid.IntRange(0, 20).Draw(t, label+"out"),
 		Reasoning: rapid.IntRange(0, 3).Draw(t, label+"reasoning") == 0,
 	}
+	if deep {
+		turn.Kind = rapid.SampledFrom([]int{TurnCalls, TurnCalls, TurnCalls, TurnCalls, TurnCalls, TurnCalls,
+			TurnAnswer, TurnAnswer, TurnProse, TurnProse, TurnLength, TurnRefusal}).Draw(t, label+"kind")
+	} else {
+		turn.Kind = rapid.IntRange(0, turnKindCount-1).Draw(t, label+"kind")
+	}
 	if turn.Kind == TurnCalls {
 		for i := range rapid.IntRange(1, 4).Draw(t, label+"calls") {
-			c := Call{Kind: rapid.IntRange(0, kinds-1).Draw(t, fmt.Sprintf("%scall%d", label, i))}
+			c := Call{Kind: rapid.SampledFrom(kinds).Draw(t, fmt.Sprintf("%scall%d", label, i))}
 			if c.Kind == CallSkill {
 				c.Skill = rapid.SampledFrom(Skills).Draw(t, fmt.Sprintf("%scall%d skill", label, i))
 			}
 			turn.Calls = append(turn.Calls, c)
 		}
 	}
-	if !wire {
+	switch {
+	case wire:
+	case deep:
+		turn.Fail = rapid.SampledFrom([]int{0, 0, 0, 0, 0, 0, 429, 500, 400}).Draw(t, label+"fail")
+	default:
 		turn.Fail = rapid.SampledFrom([]int{0, 0, 0, 429, 500, 400}).Draw(t, label+"fail")
 	}
 	return turn
