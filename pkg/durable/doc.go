@@ -37,7 +37,10 @@
 // (Engine.Await) are the same whichever process ran it and however many times it was taken up.
 //
 // What is not a step — the run loop, the resolver, validators, the events of callback handlers
-// — runs again in a replay. A run's context is the engine's, in every execution: what a run
+// — runs again in a replay. A tool decides from its arguments and keeps no state in memory that
+// the run reads back (a count of its calls, a cache the run fills): a replay gives back the
+// results of the calls that completed without calling the tool, and calls it again only from
+// where it takes up, so that such a tool answers a replay otherwise than the run. A run's context is the engine's, in every execution: what a run
 // needs from its caller's context goes in Input.Meta, and the engine's restore function
 // (WithRestore) puts it back. A run's chat (Input.Chat) is kept by a store wrapped by
 // Engine.Store, whose calls are steps.
