@@ -101,6 +101,7 @@ func New(s Scenario, opts ...Option) (*World, error) {
 		w.Close()
 		return nil, err
 	}
+	// In process, a chain is made without an error.
 	if s.Specialist != nil {
 		w.spec, _ = w.chain("spec", func(string) []Turn { return s.Specialist }, "", "sub")
 	}

@@ -67,7 +67,7 @@ func runLoopProperty(base int) func(*rapid.T) {
 				ctx = chat.WithID(ctx, chat.ID{Tenant: "acme", User: "ana", Chat: "trip"})
 			}
 			w.Begin(cancel)
-			playRun(t, w, s, ctx, s.Prompt(i), opts)
+			playRun(ctx, t, w, s, s.Prompt(i), opts)
 			cancel()
 		}
 		w.Close()
@@ -78,7 +78,7 @@ func runLoopProperty(base int) func(*rapid.T) {
 // playRun runs the supervisor on prompt, then resumes it while it pauses, a few times at most,
 // each time in a fresh assistant value, from its paused state through JSON, and checks the
 // promises after each.
-func playRun(t *rapid.T, w *rungen.World, s rungen.Scenario, ctx context.Context, prompt string, opts []assistant.Option) {
+func playRun(ctx context.Context, t *rapid.T, w *rungen.World, s rungen.Scenario, prompt string, opts []assistant.Option) {
 	res, err := w.Supervisor(opts...).Run(ctx, assistant.Input{Prompt: prompt})
 	check(t, w, s, res, err)
 	decided := map[string]bool{} // approved calls, by id
