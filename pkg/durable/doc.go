@@ -19,8 +19,8 @@
 // A run is the workflow cadre.run. Each model request of the run, of every model tried along a
 // fallback chain, is a step, and so is each tool call; the calls of a turn run in parallel, as
 // steps started in the model's order. A call of a tool made by assistant.AsTool is not a step:
-// the run it delegates to is run by the workflow itself, and its requests and calls are steps
-// of the workflow in turn. A step's outcome is recorded when it ends; a replay — a recovery, or
+// the run it delegates to is run by the workflow itself, once the turn's other calls have
+// ended, and its requests and calls are steps of the workflow in turn. A step's outcome is recorded when it ends; a replay — a recovery, or
 // a dbos.ForkWorkflow — gives the recorded outcome back instead of doing the step again. What
 // is not a step runs again in a replay, the same way since the inputs are the same: the run
 // loop, and with it the usage ledger and the limits, which come out as they were.
@@ -37,7 +37,10 @@
 // (Engine.Await) are the same whichever process ran it and however many times it was taken up.
 //
 // What is not a step — the run loop, the resolver, validators, the events of callback handlers
-// — runs again in a replay. A run's context is the engine's, in every execution: what a run
+// — runs again in a replay. A tool decides from its arguments and keeps no state in memory that
+// the run reads back (a count of its calls, a cache the run fills): a replay gives back the
+// results of the calls that completed without calling the tool, and calls it again only from
+// where it takes up, so that such a tool answers a replay otherwise than the run. A run's context is the engine's, in every execution: what a run
 // needs from its caller's context goes in Input.Meta, and the engine's restore function
 // (WithRestore) puts it back. A run's chat (Input.Chat) is kept by a store wrapped by
 // Engine.Store, whose calls are steps.

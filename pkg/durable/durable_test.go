@@ -131,6 +131,77 @@ func TestAReplayFromAnyStepGivesTheSameRun(t *testing.T) {
 	}
 }
 
+// TestAReplayEndsACallsRunningAsTheRunDid: a turn of a tool call and a delegated run that
+// reaches a limit — which ends the whole tree, cancelling what still runs. The run's tool call
+// took a while and answered; so must a replay's, although the replay gets the delegated run's
+// requests back from their records at once: a limit reached in a delegated run must not race
+// with the tool calls of its caller's turn.
+func TestAReplayEndsACallsRunningAsTheRunDid(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t, time.Minute)
+	dctx := newDBOS(t, dbos.Config{})
+	eng, err := durable.New(dctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waited := make(chan struct{})
+	var once sync.Once
+	wait := tool.Func("wait", "Takes a while.", func(ctx context.Context, _ struct{}) (string, error) {
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-time.After(time.Second):
+		}
+		once.Do(func() { close(waited) })
+		return "waited", nil
+	})
+	lookup := tool.Func("lookup", "Looks a topic up.", func(_ context.Context, in query) (string, error) {
+		return "found " + in.Q, nil
+	})
+	researcher := assistant.New[string]("researcher", assistant.WithTools(lookup),
+		assistant.WithModel(llmtest.NewFunc(func(ctx context.Context, req llmtest.Request) llmtest.Reply {
+			// Asked in the run only, not in a replay: the run's call has answered first.
+			select {
+			case <-waited:
+			case <-ctx.Done():
+				return llmtest.Fail(ctx.Err())
+			}
+			return llmtest.Calls(call("l1", "lookup", `{"q":"fjords"}`))
+		})))
+	durable.Register(eng, assistant.New[string]("supervisor",
+		assistant.WithTools(wait, assistant.AsTool[question](researcher)),
+		assistant.WithLimits(usage.Limits{MaxRequests: 2}), // the researcher's second request is one too many
+		assistant.WithModel(llmtest.NewFunc(func(context.Context, llmtest.Request) llmtest.Reply {
+			return llmtest.Calls(call("r1", "researcher", `{"topic":"fjords"}`), call("w1", "wait", "{}"))
+		}))))
+	launch(t, dctx)
+	id, err := eng.Start(ctx, "supervisor", durable.Input{Prompt: "Fjords?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, wantErr := eng.Await(ctx, id)
+	var limit *usage.LimitError
+	if !errors.As(wantErr, &limit) || want == nil {
+		t.Fatalf("the run: %v; want the researcher's limit, with the Result", wantErr)
+	}
+	names := stepNames(t, dctx, id)
+	step := slices.Index(names, "supervisor/tool/w1:wait")
+	if step < 0 {
+		t.Fatalf("steps %q; want the call w1 among them", names)
+	}
+	h, err := dbos.ForkWorkflow[any](dctx, dbos.ForkWorkflowInput{OriginalWorkflowID: id, StartStep: uint(step)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := eng.Await(ctx, h.GetWorkflowID())
+	if err == nil || err.Error() != wantErr.Error() || got == nil {
+		t.Fatalf("the replay: %v; want the run's error, %v, with the Result", err, wantErr)
+	}
+	if d := sameResponse(want.Response, got.Response); d != "" {
+		t.Errorf("the replay from the call's step answered otherwise (-run +replay):\n%s", d)
+	}
+}
+
 // replayQueue registers a queue for forks that is polled often, so that forks start at once.
 func replayQueue(t *testing.T, dctx dbos.Context) dbos.Queue {
 	t.Helper()

@@ -121,8 +121,10 @@ func (e *Engine) requestHook(ctx context.Context, req *assistant.ModelRequest, n
 // toolTurnHook runs a turn's calls as steps, in parallel: it starts a step for each call, in
 // the model's order, from the workflow's goroutine, so that the steps' numbers are the same in
 // every execution whichever finishes first. A delegated call (assistant.AsTool) is not a step:
-// its run is run on the workflow's goroutine, after the others have started, and its own
-// requests and calls are steps of the workflow.
+// its run is run on the workflow's goroutine, and its own requests and calls are steps of the
+// workflow. It runs once the others have ended: a delegated run that reaches a limit ends the
+// whole tree, cancelling the calls still running, and a replay, which gets the delegated run's
+// steps back from their records at once, would end them otherwise than the run did.
 func (e *Engine) toolTurnHook(ctx context.Context, turn *assistant.ToolTurn, next assistant.ToolTurnNext) ([]string, error) {
 	s := e.scopeOf(ctx)
 	if s == nil {
@@ -157,14 +159,6 @@ func (e *Engine) toolTurnHook(ctx context.Context, turn *assistant.ToolTurn, nex
 		}
 		started = true
 	}
-	if err == nil {
-		for k, c := range turn.Calls {
-			if c.Delegated {
-				d := &delegation{engine: e, path: s.path + "/" + c.ID + ":" + c.Tool, legacy: s.legacy}
-				results[k] = turn.Call(context.WithValue(ctx, delegationKey{}, d), k)
-			}
-		}
-	}
 	for k, ch := range outcomes {
 		if ch == nil {
 			continue
@@ -177,6 +171,12 @@ func (e *Engine) toolTurnHook(ctx context.Context, turn *assistant.ToolTurn, nex
 	}
 	if err != nil {
 		return nil, err
+	}
+	for k, c := range turn.Calls {
+		if c.Delegated {
+			d := &delegation{engine: e, path: s.path + "/" + c.ID + ":" + c.Tool, legacy: s.legacy}
+			results[k] = turn.Call(context.WithValue(ctx, delegationKey{}, d), k)
+		}
 	}
 	return results, nil
 }

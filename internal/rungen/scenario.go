@@ -1,0 +1,198 @@
+// Package rungen generates runs of cadre's run loop for property tests: rapid draws a
+// scenario — what each model answers turn by turn, the provider the supervisor sits behind,
+// the limits, the decisions on approvals, a specialist the supervisor delegates to (and one
+// below it), runs one after the other in a chat, a cancellation at the n-th model request —
+// and a World plays it, with models and tools that record what they saw. The run loop's
+// property test (package assistant) and the durable replays' (package durable) both play
+// these scenarios.
+//
+// Every model answers by the request alone: its answer is a function of the conversation it
+// is sent — of the run's prompt and of how many turns the model took since — never of the
+// order of the calls, so that a request sent again gets the same answer, as a durable replay
+// needs. Every tool answers by its arguments alone and keeps no state a run reads back: what
+// a World counts (requests, tokens, executions) is for the tests' assertions only.
+package rungen
+
+import (
+	"fmt"
+
+	"github.com/cadrehq/cadre/pkg/assistant"
+	"github.com/cadrehq/cadre/pkg/usage"
+	"pgregory.net/rapid"
+)
+
+// What a model does in one turn.
+const (
+	TurnAnswer    = iota // a valid text answer
+	TurnProse            // an answer with no usable JSON
+	TurnCalls            // a turn of tool calls
+	TurnLength           // cut at the output token limit
+	TurnRefusal          // a refusal
+	turnKindCount        // the number of kinds
+)
+
+// What one call of a turn is.
+const (
+	CallLookup       = iota // a tool that answers
+	CallBadArgs             // lookup with arguments its schema refuses
+	CallFails               // a tool that returns an error
+	CallPanics              // a tool that panics
+	CallUnknown             // a tool that does not exist
+	CallSend                // a tool that waits for a person's approval
+	CallFinal               // a valid final_result
+	CallFinalInvalid        // a final_result its schema refuses
+	CallSkill               // activate_skill, of one of the skills (Skills)
+	CallDelegate            // the assistant one level down; last, since the lowest has none
+	callKindCount
+)
+
+// Skills are the names of the skills every assistant of a World has.
+var Skills = []string{"triage", "billing"}
+
+// Call is one tool call of a turn.
+type Call struct {
+	Kind  int
+	Skill string // the skill a CallSkill activates
+}
+
+// Turn is what a model answers in one turn of a run.
+type Turn struct {
+	Kind  int
+	Calls []Call
+	// Fail: the first model of the chain fails the request first, with this HTTP status —
+	// 429 and 500 fall back to the second model, 400 ends the run; 0 never.
+	Fail      int
+	In, Out   int  // the tokens the reply reports
+	Reasoning bool // the reply carries reasoning (model.Reasoning, signed), as Anthropic's do
+}
+
+// Scenario is one generated scenario.
+type Scenario struct {
+	Wire string // "", "openai" or "anthropic": the supervisor's model behind a fake API
+	// Top are the supervisor's turns in each of its runs: one run, or, with Chat, the runs of
+	// one chat one after the other.
+	Top        [][]Turn
+	Chat       bool
+	Specialist []Turn // nil: no specialist
+	Sub        []Turn // nil: the specialist delegates to no one
+	Limits     usage.Limits
+	// FinalOnLimit gives the supervisor assistant.WithFinalAnswerOnLimit.
+	FinalOnLimit bool
+	Approvals    []bool // the decisions of each resume, cycled over the waiting calls
+	CancelAt     int    // cancel the run at this model request of it (1-based); 0 never
+}
+
+// Features are what Draw may put in a scenario beyond what every scenario may have (tools,
+// skills, approvals, delegation, fallback, reasoning, limits).
+type Features struct {
+	Wire   bool // the supervisor's model behind a fake OpenAI or Anthropic API over HTTP
+	Chat   bool // runs one after the other in one chat
+	Cancel bool // a cancellation at the n-th model request
+	// Deep runs go on: their turns are mostly tool calls, which delegate more often, and fewer
+	// of them end the run (a cut answer, a refusal, a failure no fallback takes up).
+	Deep bool
+}
+
+// Draw draws a scenario with the features f allows.
+func Draw(t *rapid.T, f Features) Scenario {
+	var s Scenario
+	if f.Wire {
+		s.Wire = rapid.SampledFrom([]string{"", "", "openai", "anthropic"}).Draw(t, "wire")
+	}
+	delegate := rapid.Bool().Draw(t, "delegate")
+	runs := 1
+	if f.Chat {
+		if s.Chat = rapid.Bool().Draw(t, "chat"); s.Chat {
+			runs = rapid.IntRange(1, 3).Draw(t, "runs in the chat")
+		}
+	}
+	for r := range runs {
+		var turns []Turn
+		for i := range rapid.IntRange(1, 5).Draw(t, fmt.Sprintf("run%d top turns", r+1)) {
+			turns = append(turns, drawTurn(t, fmt.Sprintf("run%d top%d ", r+1, i), f.Deep, delegate, s.Wire != ""))
+		}
+		s.Top = append(s.Top, turns)
+	}
+	if delegate {
+		deeper := rapid.Bool().Draw(t, "deeper")
+		for i := range rapid.IntRange(1, 3).Draw(t, "specialist turns") {
+			s.Specialist = append(s.Specialist, drawTurn(t, fmt.Sprintf("spec%d ", i), f.Deep, deeper, false))
+		}
+		if deeper {
+			for i := range rapid.IntRange(1, 2).Draw(t, "sub turns") {
+				s.Sub = append(s.Sub, drawTurn(t, fmt.Sprintf("sub%d ", i), f.Deep, false, false))
+			}
+		}
+	}
+	s.Limits = usage.Limits{
+		MaxRequests:  rapid.SampledFrom([]int{0, 2, 3, 5, 8}).Draw(t, "max requests"),
+		MaxToolCalls: rapid.SampledFrom([]int{0, 1, 2, 4, 7}).Draw(t, "max tool calls"),
+	}
+	s.FinalOnLimit = rapid.Bool().Draw(t, "final on limit")
+	s.Approvals = rapid.SliceOfN(rapid.Bool(), 1, 4).Draw(t, "approvals")
+	if f.Cancel {
+		s.CancelAt = rapid.SampledFrom([]int{0, 0, 0, 1, 2, 3, 5}).Draw(t, "cancel at")
+	}
+	return s
+}
+
+// drawTurn draws a turn, of a deep run or not (see Features); delegate allows CallDelegate,
+// and wire (a model behind a fake API, alone in its chain) leaves out the failures of the
+// first model.
+func drawTurn(t *rapid.T, label string, deep, delegate, wire bool) Turn {
+	kinds := make([]int, 0, callKindCount+2)
+	for k := range callKindCount - 1 {
+		kinds = append(kinds, k)
+	}
+	if delegate {
+		kinds = append(kinds, CallDelegate)
+		if deep {
+			kinds = append(kinds, CallDelegate, CallDelegate)
+		}
+	}
+	turn := Turn{
+		In:        rapid.IntRange(0, 50).Draw(t, label+"in"),
+		Out:       rapid.IntRange(0, 20).Draw(t, label+"out"),
+		Reasoning: rapid.IntRange(0, 3).Draw(t, label+"reasoning") == 0,
+	}
+	if deep {
+		turn.Kind = rapid.SampledFrom([]int{TurnCalls, TurnCalls, TurnCalls, TurnCalls, TurnCalls, TurnCalls,
+			TurnAnswer, TurnAnswer, TurnProse, TurnProse, TurnLength, TurnRefusal}).Draw(t, label+"kind")
+	} else {
+		turn.Kind = rapid.IntRange(0, turnKindCount-1).Draw(t, label+"kind")
+	}
+	if turn.Kind == TurnCalls {
+		for i := range rapid.IntRange(1, 4).Draw(t, label+"calls") {
+			c := Call{Kind: rapid.SampledFrom(kinds).Draw(t, fmt.Sprintf("%scall%d", label, i))}
+			if c.Kind == CallSkill {
+				c.Skill = rapid.SampledFrom(Skills).Draw(t, fmt.Sprintf("%scall%d skill", label, i))
+			}
+			turn.Calls = append(turn.Calls, c)
+		}
+	}
+	switch {
+	case wire:
+	case deep:
+		turn.Fail = rapid.SampledFrom([]int{0, 0, 0, 0, 0, 0, 429, 500, 400}).Draw(t, label+"fail")
+	default:
+		turn.Fail = rapid.SampledFrom([]int{0, 0, 0, 429, 500, 400}).Draw(t, label+"fail")
+	}
+	return turn
+}
+
+// Prompt is the prompt of the supervisor's run i (from 0): a JSON object, as the prompts of
+// delegated runs are, so that a model finds the run a request is of (see place).
+func (s Scenario) Prompt(i int) string { return fmt.Sprintf(`{"city":"run%d"}`, i+1) }
+
+// Decisions are the decisions of the resume round (from 0) on the calls waiting: the
+// scenario's Approvals, cycled.
+func (s Scenario) Decisions(round int, waiting []assistant.ToolCall) map[string]assistant.Decision {
+	decisions := make(map[string]assistant.Decision, len(waiting))
+	for i, c := range waiting {
+		decisions[c.ID] = assistant.Denied("no")
+		if s.Approvals[(round+i)%len(s.Approvals)] {
+			decisions[c.ID] = assistant.Approved()
+		}
+	}
+	return decisions
+}
