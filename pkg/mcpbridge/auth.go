@@ -390,18 +390,17 @@ func fetchMetadata(ctx context.Context, client *http.Client, addr, issuer string
 // Behind mcp-go's streamable HTTP server, the claims reach every prompt and tool handler's
 // context, where [ClaimIdentity] reads who is calling.
 //
-// An MCP session (the Mcp-Session-Id header) belongs to its caller — the subject ("sub") of
-// the token that began it, or the claims [WithSessionOwner] names; for a token without any of
-// them, that token itself — as MCP's
-// security best practices ask: mcp-go binds a session to nothing but its ID, and another
-// caller who learns it could cancel the session's requests, end the session or read its
-// notifications. A request with another caller's session ID gets 404 Not Found, as for a
-// session that does not exist, and next is not called. The session an ID names is the
-// caller's whose response began it (mcp-go's answer to an initialize); a session ID that
-// Protect has not seen — made up, or begun behind another process's Protect — becomes the
-// first caller's to send it. Protect keeps this in memory: it forgets a session that its
-// caller ends (DELETE) and one that no request has used for an hour, which the caller's next
-// request takes again.
+// An MCP session (the Mcp-Session-Id header) belongs to its caller, as MCP's security best
+// practices ask — mcp-go binds a session to nothing but its ID, and another caller who learned
+// it could cancel the session's requests, end the session or read its notifications. The
+// caller is the token's subject ("sub"), or the claims that [WithSessionOwner] names; for a
+// token with none of them, the token itself. A request with another caller's session ID gets
+// 404 Not Found, as for a session that does not exist, and next is not called. A session is
+// the caller's whose request got the response that began it (mcp-go's answer to an
+// initialize); a session ID that Protect has not seen — made up, or begun behind another
+// process's Protect — becomes the first caller's to send it. Protect keeps this in memory: it
+// forgets a session that its caller ends (DELETE) and one that no request has used for an
+// hour, which the caller's next request takes again.
 func (a *Authorizer) Protect(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		claims, token, err := a.check(r)
