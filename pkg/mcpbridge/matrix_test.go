@@ -205,14 +205,14 @@ func TestCancellationMatrix(t *testing.T) {
 				if c.transport == viaHTTP {
 					t.Parallel()
 				}
-				runCell(t, iss, c)
 				mu.Lock()
-				defer mu.Unlock()
 				if !ran[c.String()] {
 					ran[c.String()] = true
 					stdio += boolInt(c.transport == viaStdio)
 					auth += boolInt(c.auth)
 				}
+				mu.Unlock()
+				runCell(t, iss, c)
 			})
 		}
 	}

@@ -39,6 +39,9 @@ func (s *sessionServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.holding <- struct{}{}
 		<-s.held
 	}
+	if r.Method == http.MethodDelete {
+		return // 200, without WriteHeader
+	}
 	w.WriteHeader(http.StatusOK)
 }
 
@@ -215,4 +218,56 @@ func TestProtectForgetsIdleSessions(t *testing.T) {
 		close(next.held)
 		<-done
 	})
+}
+
+// A response that begins a session streams through Protect as it would without it: mcp-go
+// streams (server-sent events) only to a writer that can flush, and the client receives each
+// event as the server flushes it.
+func TestProtectKeepsResponsesStreaming(t *testing.T) {
+	t.Parallel()
+	key := oauthtest.NewKey(t, "k1")
+	iss := oauthtest.NewIssuer(t, key)
+	a := authorizer(t, iss)
+	received := make(chan struct{})
+	ctx := testContext(t)
+	events := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		f, ok := w.(http.Flusher)
+		if !ok {
+			http.Error(w, "cannot stream", http.StatusNotImplemented)
+			return
+		}
+		w.Header().Set(server.HeaderKeySessionID, "mcp-session-streamed")
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "data: first\n\n")
+		f.Flush()
+		select {
+		case <-received: // the client read the first event before the response ended
+		case <-ctx.Done(): // it did not: the test fails rather than hangs
+			return
+		}
+		fmt.Fprint(w, "data: last\n\n")
+	})
+	srv := httptest.NewServer(a.Protect(events))
+	t.Cleanup(srv.Close)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+iss.Token(t, resource, "ana", nil))
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	first := make([]byte, len("data: first\n\n"))
+	if _, err := io.ReadFull(resp.Body, first); err != nil || string(first) != "data: first\n\n" {
+		t.Fatalf("%s: the first event %q, %v", resp.Status, first, err)
+	}
+	close(received)
+	if rest, err := io.ReadAll(resp.Body); err != nil || string(rest) != "data: last\n\n" {
+		t.Errorf("the rest: %q, %v", rest, err)
+	}
+	if got := resp.Header.Get(server.HeaderKeySessionID); got != "mcp-session-streamed" {
+		t.Errorf("the session %q", got)
+	}
 }
