@@ -113,10 +113,10 @@ func WithIssuerClient(client *http.Client) AuthOption {
 }
 
 // WithRefusalHandler has h told of every request that Protect refuses, with why: ErrNoToken,
-// a *TokenError, a *ScopeError or ErrForeignSession, none of which holds the token. h gets a copy of the request
-// without its Authorization header, so that logging it cannot leak the token either. h is called
-// on the request's goroutine, possibly from many at once, before the response is written, and
-// must return promptly.
+// a *TokenError, a *ScopeError or ErrForeignSession, none of which holds the token. h gets a
+// copy of the request without its Authorization header, so that logging it cannot leak the
+// token either. h is called on the request's goroutine, possibly from many at once, before the
+// response is written, and must return promptly.
 func WithRefusalHandler(h func(r *http.Request, err error)) AuthOption {
 	return func(c *authConfig) { c.onRefusal = h }
 }
@@ -409,28 +409,33 @@ func (a *Authorizer) Protect(next http.Handler) http.Handler {
 			return
 		}
 		r = r.WithContext(context.WithValue(r.Context(), claimsKey{}, claims))
-		caller := callerOf(claims, a.owner, token)
-		id := r.Header.Get(server.HeaderKeySessionID)
-		if id == "" {
-			next.ServeHTTP(&sessionWriter{ResponseWriter: w, began: func(id string) { a.sessions.begin(id, caller) }}, r)
-			return
-		}
-		owner, ok := a.sessions.enter(id, caller)
-		if !ok {
-			a.refuse(w, r, ErrForeignSession)
-			return
-		}
-		defer a.sessions.leave(owner)
-		if r.Method != http.MethodDelete {
-			next.ServeHTTP(w, r)
-			return
-		}
-		status := &statusWriter{ResponseWriter: w}
-		next.ServeHTTP(status, r)
-		if status.code == 0 || status.code == http.StatusOK || status.code == http.StatusNoContent {
-			a.sessions.end(id)
-		}
+		a.serveSession(w, r, next, callerOf(claims, a.owner, token))
 	})
+}
+
+// serveSession serves r, of caller, with next, if r's session is caller's or none: a response
+// that begins a session makes it caller's, and a DELETE that next accepts forgets it.
+func (a *Authorizer) serveSession(w http.ResponseWriter, r *http.Request, next http.Handler, caller string) {
+	id := r.Header.Get(server.HeaderKeySessionID)
+	if id == "" {
+		next.ServeHTTP(&sessionWriter{ResponseWriter: w, began: func(id string) { a.sessions.begin(id, caller) }}, r)
+		return
+	}
+	owner, ok := a.sessions.enter(id, caller)
+	if !ok {
+		a.refuse(w, r, ErrForeignSession)
+		return
+	}
+	defer a.sessions.leave(owner)
+	if r.Method != http.MethodDelete {
+		next.ServeHTTP(w, r)
+		return
+	}
+	status := &statusWriter{ResponseWriter: w}
+	next.ServeHTTP(status, r)
+	if status.code == 0 || status.code == http.StatusOK || status.code == http.StatusNoContent {
+		a.sessions.end(id)
+	}
 }
 
 // check returns the claims of the request's bearer token and the token, or why it is refused.
