@@ -38,9 +38,13 @@ func authorize(ctx context.Context, set settings, addr net.Addr, stderr io.Write
 		resource = "http://" + addr.String() + "/mcp"
 	}
 	refusals := log.New(stderr, "mcpserver: ", log.LstdFlags)
-	auth, err := mcpbridge.NewAuthorizer(ctx, resource, set.issuer, mcpbridge.WithRefusalHandler(func(r *http.Request, err error) {
-		refusals.Printf("refused %s %s from %s: %v", r.Method, r.URL.Path, r.RemoteAddr, err)
-	}))
+	auth, err := mcpbridge.NewAuthorizer(ctx, resource, set.issuer,
+		mcpbridge.WithRefusalHandler(func(r *http.Request, err error) {
+			refusals.Printf("refused %s %s from %s: %v", r.Method, r.URL.Path, r.RemoteAddr, err)
+		}),
+		// A session is its tenant's and user's, as a chat is: another tenant's user of the same
+		// subject cannot use, cancel in or end it.
+		mcpbridge.WithSessionOwner(tenantClaim, userClaim))
 	if err != nil {
 		return nil, fmt.Errorf("%w (-audience gives the URL clients reach /mcp at)", err)
 	}

@@ -94,6 +94,48 @@ func TestHTTPWithAnIssuerTakesCallersFromTokens(t *testing.T) {
 		checkMemory(t, st.who, ask(t, st.c, "guide", "What do I say in Rome?", "trip"), st.want)
 	}
 
+	// A session (of a protocol version before 2026-07-28, which has none) is its caller's:
+	// another tenant's user of the same name, given the session's ID, cannot end it, and the
+	// session goes on.
+	hc, err := client.NewStreamableHttpClient(url, transport.WithHTTPHeaders(map[string]string{"Authorization": token(url, "acme", "ana")}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := false
+	t.Cleanup(func() {
+		if !closed {
+			_ = hc.Close()
+		}
+	})
+	if err := hc.Start(testContext(t)); err != nil {
+		t.Fatal(err)
+	}
+	var init mcp.InitializeRequest
+	init.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
+	if _, err := hc.Initialize(testContext(t), init); err != nil || hc.GetSessionId() == "" {
+		t.Fatalf("ana's session: %q, %v", hc.GetSessionId(), err)
+	}
+	end, err := http.NewRequestWithContext(testContext(t), http.MethodDelete, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	end.Header.Set("Authorization", token(url, "globex", "ana"))
+	end.Header.Set("Mcp-Session-Id", hc.GetSessionId())
+	end.Header.Set(mcp.HeaderProtocolVersion, mcp.LATEST_LEGACY_PROTOCOL_VERSION)
+	resp, err := http.DefaultClient.Do(end)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("another tenant's ana ending ana's session: %s, want 404 Not Found", resp.Status)
+	}
+	checkMemory(t, "ana in her session", ask(t, hc, "guide", "What do I say in Rome?", "trip"), "(I remember 3 earlier questions.)")
+	closed = true
+	if err := hc.Close(); err != nil { // it ends its session, before the server stops
+		t.Error(err)
+	}
+
 	// A token without the tenant claim reaches the tools and prompts, but no chat.
 	noTenant := as("", "ana", nil)
 	ask(t, noTenant, "guide", "What do I say in Rome?", "")

@@ -38,7 +38,8 @@
 // specification asks: every request at /mcp must carry a bearer access token that the issuer
 // signed for this server (-audience: the URL clients reach /mcp at, by default the address it
 // listens on), and a chat belongs to the tenant and the user of the token's "tenant" and "sub"
-// claims. Clients learn where to get a token from the Protected Resource Metadata it serves at
+// claims, as does an MCP session: no other caller can use it, cancel its requests or end it.
+// Clients learn where to get a token from the Protected Resource Metadata it serves at
 // /.well-known/oauth-protected-resource/mcp:
 //
 //	go run ./examples/mcpserver -http 127.0.0.1:8080 -issuer https://auth.example.com

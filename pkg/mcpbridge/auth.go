@@ -51,6 +51,8 @@ type Authorizer struct {
 	parser      *jwt.Parser
 	algorithms  []string
 	onRefusal   func(r *http.Request, err error)
+	owner       []string // the claims that name a session's caller
+	sessions    *sessionOwners
 }
 
 // AuthOption configures an Authorizer.
@@ -64,6 +66,7 @@ type authConfig struct {
 	leeway     time.Duration
 	client     *http.Client
 	onRefusal  func(r *http.Request, err error)
+	owner      []string
 }
 
 // WithAudience has the Authorizer accept tokens whose "aud" names any of audiences instead
@@ -110,17 +113,32 @@ func WithIssuerClient(client *http.Client) AuthOption {
 }
 
 // WithRefusalHandler has h told of every request that Protect refuses, with why: ErrNoToken,
-// a *TokenError or a *ScopeError, none of which holds the token. h gets a copy of the request
-// without its Authorization header, so that logging it cannot leak the token either. h is called
-// on the request's goroutine, possibly from many at once, before the response is written, and
-// must return promptly.
+// a *TokenError, a *ScopeError or ErrForeignSession, none of which holds the token. h gets a
+// copy of the request without its Authorization header, so that logging it cannot leak the
+// token either. h is called on the request's goroutine, possibly from many at once, before the
+// response is written, and must return promptly.
 func WithRefusalHandler(h func(r *http.Request, err error)) AuthOption {
 	return func(c *authConfig) { c.onRefusal = h }
+}
+
+// WithSessionOwner names the claims of a token that together say whose an MCP session is
+// (Protect): by default the subject, "sub", which the issuer keeps unique. Give more for an
+// issuer whose subjects are unique only within a tenant, such as "tenant" and "sub": the
+// claims that say whose a chat is ([ClaimIdentity]) say whose a session is too. Name only
+// claims that stay the same in the tokens the caller gets again (not "exp", "iat" or "jti"): a
+// caller whose token names another owner gets 404 Not Found for its session, and must begin
+// another.
+func WithSessionOwner(claims ...string) AuthOption {
+	return func(c *authConfig) { c.owner = claims }
 }
 
 // ErrNoToken is why Protect refuses a request without a bearer token: without an
 // Authorization header, or with one of another scheme.
 var ErrNoToken = errors.New("no bearer token")
+
+// ErrForeignSession is why Protect refuses a request whose Mcp-Session-Id names a session
+// that another caller holds: a session is its caller's, and only theirs to use, cancel in or end.
+var ErrForeignSession = errors.New("the Mcp-Session-Id names another caller's session")
 
 // TokenError is why Protect refuses a request whose bearer token is not valid here. Reason
 // says why in words of the Authorizer's own ("it has expired"), never quoting the token.
@@ -151,7 +169,7 @@ var defaultAlgorithms = []string{"RS256", "RS384", "RS512", "PS256", "PS384", "P
 // fails when it cannot. ctx bounds those fetches and the Authorizer's life: its keys are
 // refreshed until ctx is done, and not after.
 func NewAuthorizer(ctx context.Context, resource, issuer string, opts ...AuthOption) (*Authorizer, error) {
-	c := authConfig{leeway: 30 * time.Second, client: &http.Client{Timeout: 10 * time.Second}}
+	c := authConfig{leeway: 30 * time.Second, client: &http.Client{Timeout: 10 * time.Second}, owner: []string{"sub"}}
 	for _, o := range opts {
 		if o != nil {
 			o(&c)
@@ -192,6 +210,8 @@ func NewAuthorizer(ctx context.Context, resource, issuer string, opts ...AuthOpt
 		keys:        keys,
 		algorithms:  algorithms,
 		onRefusal:   c.onRefusal,
+		owner:       slices.Clone(c.owner),
+		sessions:    newSessionOwners(),
 		parser: jwt.NewParser(
 			jwt.WithValidMethods(algorithms),
 			jwt.WithIssuer(issuer),
@@ -221,6 +241,9 @@ func (c *authConfig) check(resource, issuer string) (*url.URL, []string, error) 
 	algorithms, err := checkAlgorithms(c.algorithms)
 	if err != nil {
 		return nil, nil, err
+	}
+	if len(c.owner) == 0 || slices.Contains(c.owner, "") {
+		return nil, nil, fmt.Errorf("mcpbridge: WithSessionOwner(%q) must name the claims that say whose a session is, such as \"sub\"", c.owner)
 	}
 	return res, algorithms, nil
 }
@@ -366,34 +389,72 @@ func fetchMetadata(ctx context.Context, client *http.Client, addr, issuer string
 //
 // Behind mcp-go's streamable HTTP server, the claims reach every prompt and tool handler's
 // context, where [ClaimIdentity] reads who is calling.
+//
+// An MCP session (the Mcp-Session-Id header) belongs to its caller, as MCP's security best
+// practices ask — mcp-go binds a session to nothing but its ID, and another caller who learned
+// it could cancel the session's requests, end the session or read its notifications. The
+// caller is the token's subject ("sub"), or the claims that [WithSessionOwner] names; for a
+// token with none of them, the token itself. A request with another caller's session ID gets
+// 404 Not Found, as for a session that does not exist, and next is not called. A session is
+// the caller's whose request got the response that began it (mcp-go's answer to an
+// initialize); a session ID that Protect has not seen — made up, or begun behind another
+// process's Protect — becomes the first caller's to send it. Protect keeps this in memory: it
+// forgets a session that its caller ends (DELETE) and one that no request has used for an
+// hour, which the caller's next request takes again.
 func (a *Authorizer) Protect(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		claims, err := a.check(r)
+		claims, token, err := a.check(r)
 		if err != nil {
 			a.refuse(w, r, err)
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), claimsKey{}, claims)))
+		r = r.WithContext(context.WithValue(r.Context(), claimsKey{}, claims))
+		a.serveSession(w, r, next, callerOf(claims, a.owner, token))
 	})
 }
 
-// check returns the claims of the request's bearer token, or why it is refused.
-func (a *Authorizer) check(r *http.Request) (Claims, error) {
+// serveSession serves r, of caller, with next, if r's session is caller's or none: a response
+// that begins a session makes it caller's, and a DELETE that next accepts forgets it.
+func (a *Authorizer) serveSession(w http.ResponseWriter, r *http.Request, next http.Handler, caller string) {
+	id := r.Header.Get(server.HeaderKeySessionID)
+	if id == "" {
+		next.ServeHTTP(&sessionWriter{ResponseWriter: w, began: func(id string) { a.sessions.begin(id, caller) }}, r)
+		return
+	}
+	owner, ok := a.sessions.enter(id, caller)
+	if !ok {
+		a.refuse(w, r, ErrForeignSession)
+		return
+	}
+	defer a.sessions.leave(owner)
+	if r.Method != http.MethodDelete {
+		next.ServeHTTP(w, r)
+		return
+	}
+	status := &statusWriter{ResponseWriter: w}
+	next.ServeHTTP(status, r)
+	if status.code == 0 || status.code == http.StatusOK || status.code == http.StatusNoContent {
+		a.sessions.end(id)
+	}
+}
+
+// check returns the claims of the request's bearer token and the token, or why it is refused.
+func (a *Authorizer) check(r *http.Request) (Claims, string, error) {
 	raw, err := bearerToken(r.Header)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	claims := jwt.MapClaims{}
 	// A refresh for an unknown key ID ends with the request.
 	tok, err := a.parser.ParseWithClaims(raw, claims, a.keys.KeyfuncCtx(r.Context()))
 	if err != nil {
-		return nil, &TokenError{Reason: a.reason(tok, err)}
+		return nil, "", &TokenError{Reason: a.reason(tok, err)}
 	}
 	c := Claims(claims)
 	if missing := missingScopes(a.scopes, c.Scopes()); len(missing) > 0 {
-		return nil, &ScopeError{Missing: missing}
+		return nil, "", &ScopeError{Missing: missing}
 	}
-	return c, nil
+	return c, raw, nil
 }
 
 // bearerToken returns the token of the request's one Authorization header. A header of another
@@ -457,12 +518,18 @@ func missingScopes(required, granted []string) []string {
 }
 
 // refuse answers a refused request: 401 or 403 with the challenge RFC 6750 and RFC 9728
-// describe, and the same error in a JSON body.
+// describe, and the same error in a JSON body; 404 for another caller's session.
 func (a *Authorizer) refuse(w http.ResponseWriter, r *http.Request, err error) {
 	if a.onRefusal != nil {
 		r = r.Clone(r.Context())
 		r.Header.Del("Authorization")
 		a.onRefusal(r, err)
+	}
+	if errors.Is(err, ErrForeignSession) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusNotFound)
+		_ = json.NewEncoder(w).Encode(map[string]string{"error": "session_not_found", "error_description": "no session of this caller has this Mcp-Session-Id: begin a new one with initialize"})
+		return
 	}
 	status, code, description, scopes := http.StatusUnauthorized, "", "", a.scopes
 	var te *TokenError

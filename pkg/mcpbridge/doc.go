@@ -32,8 +32,9 @@
 // server, as MCP's authorization specification asks: [Authorizer.Protect] lets a request through
 // only with a bearer access token that the endpoint's issuer signed for it, and puts the token's
 // claims in the request's context, where [ClaimIdentity] finds a chat's tenant and user for
-// [WithIdentity]; [Authorizer.Metadata] serves the Protected Resource Metadata that tells clients
-// where to get a token.
+// [WithIdentity], and keeps each MCP session to the caller that began it ([WithSessionOwner]);
+// [Authorizer.Metadata] serves the Protected Resource Metadata that tells clients where to get
+// a token.
 //
 // Using: [Tools] lists the tools of an MCP server that an mcp-go client is connected to and
 // returns them as []tool.Tool for an assistant's WithTools, with names made valid for model
