@@ -28,7 +28,9 @@ type record struct {
 func operations(recs []record) []porcupine.Operation {
 	ops := make([]porcupine.Operation, len(recs))
 	for i, r := range recs {
-		ops[i] = porcupine.Operation{ClientId: r.Client, Input: r.In, Call: r.Call, Output: r.Out, Return: r.Return}
+		in := r.In
+		in.called, in.returned = r.Call, r.Return
+		ops[i] = porcupine.Operation{ClientId: r.Client, Input: in, Call: r.Call, Output: r.Out, Return: r.Return}
 	}
 	return ops
 }

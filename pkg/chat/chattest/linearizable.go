@@ -22,16 +22,15 @@ const (
 )
 
 // opsPerHistory is how many operations a history holds, of all its clients together. A long
-// run checks more histories, not longer ones: porcupine's search grows fast with how many
-// operations overlap, and a history of 1,000 operations of two processes on one SQLite file,
-// whose writes wait up to 180 ms for the file's lock while the other clients go on, took
-// three minutes to decide.
+// run checks more histories, not longer ones: porcupine's search grows fast with the number of
+// operations that overlap.
 const opsPerHistory = 200
 
 // checkTimeout bounds porcupine's search for a linearization of one history. A history of
-// opsPerHistory operations of a store that keeps its promises is decided in at most about a
+// opsPerHistory operations of a store that keeps its promises is decided in well under a
 // second on a busy 2-core machine: every text and state written is unique, so each read
-// leaves the search little to try.
+// leaves the search little to try, and the model keeps the Appends no Load has seen yet as
+// a set (see pendingAppends).
 const checkTimeout = time.Minute
 
 // CheckLinearizable checks that the store open returns behaves as one chat at a time would,

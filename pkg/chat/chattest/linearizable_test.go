@@ -66,6 +66,35 @@ func TestModelTellsLinearizableHistories(t *testing.T) {
 			op(0, 3, 4, appendOf("b"), output{}),
 			op(1, 5, 6, load, loaded("a")),
 		}, porcupine.Illegal},
+		{"a load that puts an append before one that returned before it was called", []record{
+			op(0, 0, 1, set("s"), output{}),
+			op(0, 1, 2, appendOf("a"), output{}),
+			op(1, 3, 4, appendOf("b"), output{}),
+			op(2, 5, 6, load, loaded("b", "a")),
+		}, porcupine.Illegal},
+		{"a load that reveals some appends, then another the rest", []record{
+			op(0, 1, 10, appendOf("a"), output{}),
+			op(1, 2, 3, appendOf("b1", "b2"), output{}),
+			op(2, 4, 5, load, loaded("b1", "b2")),
+			op(1, 6, 7, appendOf("c"), output{}),
+			op(2, 11, 12, load, loaded("b1", "b2", "c", "a")),
+		}, porcupine.Ok},
+		{"the append that created the chat comes first", []record{
+			op(0, 1, 10, appendOf("a"), output{}),
+			op(1, 2, 3, input{Kind: opState}, output{}), // found: a had come
+			op(1, 4, 5, appendOf("b"), output{}),
+			op(2, 11, 12, load, loaded("b", "a")),
+		}, porcupine.Illegal},
+		{"the append that created the chat is any that could", []record{
+			op(0, 1, 10, appendOf("a"), output{}),
+			op(1, 2, 5, appendOf("b"), output{}),
+			op(2, 6, 7, input{Kind: opState}, output{}),
+			op(2, 11, 12, load, loaded("b", "a")),
+		}, porcupine.Ok},
+		{"a load that reveals an append twice", []record{
+			op(0, 1, 2, appendOf("a"), output{}),
+			op(2, 3, 4, load, loaded("a", "a")),
+		}, porcupine.Illegal},
 		{"a load concurrent with an append may miss it", []record{
 			op(0, 1, 2, appendOf("a"), output{}),
 			op(0, 3, 6, appendOf("b"), output{}),
