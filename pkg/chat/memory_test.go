@@ -10,3 +10,8 @@ import (
 func TestMemory(t *testing.T) {
 	chattest.Run(t, func(*testing.T) chat.Store { return chat.NewMemory() })
 }
+
+func TestMemoryIsLinearizable(t *testing.T) {
+	t.Parallel()
+	chattest.CheckLinearizable(t, "memory", func(*testing.T) chat.Store { return chat.NewMemory() })
+}

@@ -9,4 +9,11 @@
 // the state asked for, chats of other tenants and users are never seen, IDs with any bytes are
 // kept apart, invalid IDs and cancelled contexts are errors, and the history window cut from a
 // loaded chat never separates a tool call from its result.
+//
+// [CheckLinearizable] and [CheckLinearizableAcrossProcesses] check the promises together: that
+// random calls of many goroutines, and of two processes sharing a store, behave as the calls
+// of one chat taken one at a time would. They check the histories with porcupine
+// (github.com/anishathalye/porcupine), and read the clock both processes share through
+// golang.org/x/sys/unix: two dependencies of this package, which a program that does not
+// import it does not link.
 package chattest

@@ -35,6 +35,9 @@ func TestMain(m *testing.M) {
 		postgres.url, stop, postgres.err = pgtest.Shared(context.Background())
 	}
 	if postgres.err == nil && postgres.url != "" {
+		// The processes a test runs from this binary use the same server, even one of the
+		// tests' own.
+		os.Setenv(pgtest.EnvURL, postgres.url)
 		// A bound on the connections of all tests together, however many run in parallel.
 		cfg, err := pgxpool.ParseConfig(postgres.url)
 		if err == nil {
@@ -402,4 +405,26 @@ func poolOf(t *testing.T, configure func(*pgxpool.Config)) *pgxpool.Pool {
 	}
 	t.Cleanup(pool.Close)
 	return pool
+}
+
+func TestLinearizable(t *testing.T) {
+	t.Parallel()
+	chattest.CheckLinearizable(t, "postgresstore", func(t *testing.T) chat.Store {
+		s, _ := open(t)
+		return s
+	})
+}
+
+// TestLinearizableAcrossProcesses checks two processes with a Store each on one schema.
+func TestLinearizableAcrossProcesses(t *testing.T) {
+	t.Parallel()
+	chattest.CheckLinearizableAcrossProcesses(t, "postgresstore",
+		func(t *testing.T) string { return testSchema(t, sharedPool(t)) },
+		func(t *testing.T, schema string) chat.Store {
+			s, err := postgresstore.New(t.Context(), sharedPool(t), postgresstore.WithSchema(schema))
+			if err != nil {
+				t.Fatalf("New: %v", err)
+			}
+			return s
+		})
 }

@@ -198,3 +198,22 @@ func awaitRedis(addr string, exited <-chan struct{}) bool {
 		}
 	}
 }
+
+func TestLinearizable(t *testing.T) {
+	t.Parallel()
+	rdb := redistest.Client(t)
+	chattest.CheckLinearizable(t, "redisstore", func(t *testing.T) chat.Store {
+		return redisstore.New(rdb, redisstore.WithPrefix(redistest.Prefix(t, rdb)))
+	})
+}
+
+// TestLinearizableAcrossProcesses checks two processes with a Store each on one prefix.
+func TestLinearizableAcrossProcesses(t *testing.T) {
+	t.Parallel()
+	rdb := redistest.Client(t)
+	chattest.CheckLinearizableAcrossProcesses(t, "redisstore",
+		func(t *testing.T) string { return redistest.Prefix(t, rdb) },
+		func(t *testing.T, prefix string) chat.Store {
+			return redisstore.New(rdb, redisstore.WithPrefix(prefix))
+		})
+}

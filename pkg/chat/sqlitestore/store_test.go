@@ -217,3 +217,18 @@ func TestOpenRefusesANewerLayout(t *testing.T) {
 		t.Errorf("Open of a file of a newer layout: %v; want an error that says so", err)
 	}
 }
+
+func TestLinearizable(t *testing.T) {
+	t.Parallel()
+	chattest.CheckLinearizable(t, "sqlitestore", func(t *testing.T) chat.Store {
+		return open(t, filepath.Join(t.TempDir(), "chats.db"))
+	})
+}
+
+// TestLinearizableAcrossProcesses checks two processes with a Store each on one file.
+func TestLinearizableAcrossProcesses(t *testing.T) {
+	t.Parallel()
+	chattest.CheckLinearizableAcrossProcesses(t, "sqlitestore",
+		func(t *testing.T) string { return filepath.Join(t.TempDir(), "chats.db") },
+		func(t *testing.T, path string) chat.Store { return open(t, path) })
+}
