@@ -3,7 +3,6 @@ package ratelimit_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -431,27 +430,3 @@ func TestTheRequestStepAloneCountsEveryRequest(t *testing.T) {
 	mustRun(t, as("acme", "ana", t), a) // two requests: to a, then to b
 	mustRefuse(t, as("acme", "ana", t), a, ratelimit.ScopeUser, ratelimit.LimitRequestsPerMinute)
 }
-
-// A run cancelled while the limiter fails ends with its cancellation, not as a store that
-// cannot be reached.
-func TestACancelledRunIsNotALimiterFailure(t *testing.T) {
-	t.Parallel()
-	ctx, cancel := context.WithCancel(as("acme", "ana", t))
-	l := &cancelling{cancel: cancel}
-	a := limited(l, ratelimit.Limits{User: ratelimit.Quota{RequestsPerMinute: 10}})
-	_, err := a.Run(ctx, assistant.Input{Prompt: "hi"})
-	if !errors.Is(err, context.Canceled) || strings.Contains(err.Error(), "reachable") {
-		t.Errorf("err = %v, want the run's cancellation alone", err)
-	}
-}
-
-// cancelling is a Limiter whose Take cancels the run and fails, as a store's client does when
-// the context ends during a call.
-type cancelling struct{ cancel context.CancelFunc }
-
-func (c *cancelling) Take(ctx context.Context, _ []ratelimit.Bucket) (*ratelimit.Refusal, error) {
-	c.cancel()
-	return nil, fmt.Errorf("redis: %w", ctx.Err())
-}
-
-func (c *cancelling) Charge(context.Context, []ratelimit.Bucket, int) error { return nil }
