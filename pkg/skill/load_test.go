@@ -130,6 +130,12 @@ func TestLoadAcceptsALowercaseSkillFile(t *testing.T) {
 			t.Errorf("the lowercase skill's resources are unlike those wanted (-want +got):\n%s", diff)
 		}
 	}
+
+	// At the root of a file system, the problem names the skill by its name: no folder names it.
+	skills, problems = mustLoad(t, fstest.MapFS{"skill.md": skillFile("pdf")}, ".")
+	if len(skills) != 1 || len(problems) != 1 || problems[0].Skill != "pdf" || problems[0].File != "skill.md" {
+		t.Errorf("Load(root holding skill.md) = %v, %+v; want the skill pdf and a problem of skill.md naming it", names(skills), problems)
+	}
 }
 
 // TestLoadRootIsASkillFolder: a user relies on pointing Load at one skill's folder, as well as

@@ -40,6 +40,7 @@ func resourceFS() fstest.MapFS {
 		"skills/pdf/scripts/fill.py":     {Data: []byte("print('filled')\n")},
 		"skills/pdf/assets/logo.png":     {Data: []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")},
 		"skills/pdf/assets/latin1.txt":   {Data: []byte("caf\xe9\n")},
+		"skills/pdf/assets/utf16.txt":    {Data: []byte("\x00h\x00i")}, // UTF-16BE, valid UTF-8 but for its NULs
 		"skills/pdf/assets/big.txt":      {Data: bytes.Repeat([]byte("a"), skill.MaxResourceBytes+1)},
 		"skills/pdf/assets/largest.txt":  {Data: bytes.Repeat([]byte("a"), skill.MaxResourceBytes)},
 		"skills/other/SKILL.md":          skillFile("other"),
@@ -175,6 +176,7 @@ func TestReadResourceRefusesWhatIsNotText(t *testing.T) {
 		{"references/", "is a folder"},
 		{"assets/logo.png", "not a text file"},
 		{"assets/latin1.txt", "not a text file"},
+		{"assets/utf16.txt", "not a text file"},
 		{"assets/big.txt", "is over 1048576 bytes"},
 	}
 	for _, tt := range tests {
