@@ -301,6 +301,12 @@ func conformanceRows() []conformanceRow {
 			},
 		},
 		{
+			name:     "allowed-tools as a mapping",
+			folder:   "pdf",
+			text:     skillText(body, "name: pdf", desc, "allowed-tools: {Bash: yes}"),
+			problems: []wantProblem{{4, "allowed-tools must be one space-separated string", false}},
+		},
+		{
 			name:     "unknown field",
 			folder:   "pdf",
 			text:     skillText(body, "name: pdf", desc, "author: ada"),
