@@ -301,6 +301,17 @@ func conformanceRows() []conformanceRow {
 			},
 		},
 		{
+			name:   "one allowed tool",
+			folder: "pdf",
+			text:   skillText(body, "name: pdf", desc, "allowed-tools: Read"),
+			skill: &skill.Skill{
+				Name:         "pdf",
+				Description:  "Fills PDF forms. Use it when a task involves a PDF form.",
+				AllowedTools: []string{"Read"},
+				Instructions: "Read the form, then fill it.",
+			},
+		},
+		{
 			name:     "allowed-tools as a mapping",
 			folder:   "pdf",
 			text:     skillText(body, "name: pdf", desc, "allowed-tools: {Bash: yes}"),
