@@ -57,6 +57,14 @@ type lists struct {
 	Strings list[string] `json:"strings"`
 }
 
+// ring and link embed each other: flattened into each other, they would never end.
+type ring struct {
+	*link
+	Name string `json:"name"`
+}
+
+type link struct{ *ring }
+
 // decode decodes JSON for comparisons that ignore key order.
 func decode(t *testing.T, data []byte) any {
 	t.Helper()
@@ -293,6 +301,7 @@ func TestForUnsupported(t *testing.T) {
 		Name string `json:"name"`
 	}
 	_ = loop{loop: nil}
+	_ = ring{link: &link{ring: nil}}
 	type holdsLoop struct {
 		Name string `json:"name"`
 		Loop []loop `json:"loop"`
@@ -314,6 +323,7 @@ func TestForUnsupported(t *testing.T) {
 		{"embeds itself", schema.For[loop], "embeds itself"},
 		{"a field's type embeds itself", schema.For[holdsLoop], "embeds itself"},
 		{"inlines itself", schema.For[inlinesItself], "embeds itself"},
+		{"embeds itself through another", schema.For[ring], "embeds itself"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
