@@ -20,8 +20,9 @@ test: interop-deps fmt-check vet lint
 reliability:
 	GO=$(GO) scripts/with-redis scripts/with-postgres scripts/reliability
 
-## mutation: mutation testing (gremlins) of usage, chat, the factory's transport and assistant:
-## killed, lived and efficacy per package, then the survivors. Slow (PKGS=... to choose).
+## mutation: mutation testing (gremlins) of the packages that hold a promise (scripts/mutation
+## lists them): killed, lived and efficacy per package, then the survivors. Slow (PKGS=... to
+## choose one); against a redis-server and a PostgreSQL server of its own.
 mutation:
 	GO=$(GO) scripts/mutation
 

@@ -43,6 +43,7 @@ func TestProgressLines(t *testing.T) {
 		{"run end, without the answer", a(callback.Event{Kind: callback.RunEnd, Result: "private"}), "writer: done"},
 		{"run error", a(callback.Event{Kind: callback.RunError, Err: context.Canceled}), "writer: failed: context canceled"},
 		{"long error cut", a(callback.Event{Kind: callback.RunError, Err: errors.New(strings.Repeat("é", 300))}), "writer: failed: " + strings.Repeat("é", 200) + "…"},
+		{"error of the longest length whole", a(callback.Event{Kind: callback.RunError, Err: errors.New(strings.Repeat("é", 200))}), "writer: failed: " + strings.Repeat("é", 200)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -103,6 +103,17 @@ func TestSlogHandlerRecords(t *testing.T) {
 		opts:  []callback.SlogOption{callback.WithContent(2)},
 		want:  map[string]any{"level": "INFO", "msg": "run_end", "result": "h… (cut from 6 bytes)"},
 	}, {
+		name:  "content of maxLen bytes whole",
+		event: callback.Event{Kind: callback.ToolEnd, Tool: "search", Result: "abcd"},
+		opts:  []callback.SlogOption{callback.WithContent(4)},
+		want:  map[string]any{"level": "INFO", "msg": "tool_end", "tool": "search", "result": "abcd"},
+	}, {
+		// A tool's result need not be UTF-8: with no character start to cut at, nothing is kept.
+		name:  "content that is not UTF-8 cut",
+		event: callback.Event{Kind: callback.ToolEnd, Tool: "bin", Result: "\x80\x80\x80\x80"},
+		opts:  []callback.SlogOption{callback.WithContent(2)},
+		want:  map[string]any{"level": "INFO", "msg": "tool_end", "tool": "bin", "result": "… (cut from 4 bytes)"},
+	}, {
 		name:  "content whole when maxLen is zero",
 		event: callback.Event{Kind: callback.RunEnd, Result: strings.Repeat("x", 1000)},
 		opts:  []callback.SlogOption{callback.WithContent(0)},

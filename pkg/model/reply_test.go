@@ -204,3 +204,20 @@ func TestReplyMessage(t *testing.T) {
 		})
 	}
 }
+
+// A call typed "function" still gets what it lacks: an ID (results are matched to calls by
+// it) and a FunctionCall.
+func TestReadCompletesTypedCalls(t *testing.T) {
+	t.Parallel()
+	resp := &llms.ContentResponse{Choices: []*llms.ContentChoice{{ToolCalls: []llms.ToolCall{
+		{Type: "function", FunctionCall: &llms.FunctionCall{Name: "lookup", Arguments: `{"city":"Oslo"}`}},
+		{ID: "c2", Type: "function"},
+	}}}}
+	r, err := model.Read(resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.ToolCalls) != 2 || r.ToolCalls[0].ID == "" || r.ToolCalls[1].FunctionCall == nil || r.ToolCalls[1].ID != "c2" {
+		t.Errorf("calls = %+v, want the first given an ID and the second a FunctionCall", r.ToolCalls)
+	}
+}

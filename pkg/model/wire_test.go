@@ -236,3 +236,46 @@ func TestReadGivesCallsWithoutIDsOne(t *testing.T) {
 		t.Error("Read changed the response")
 	}
 }
+
+// A call typed "function" without its FunctionCall (a history given by hand, a store's) goes
+// out with an empty one, its arguments {}: every provider's client reads the call's name and
+// arguments from it.
+func TestWireGivesACallWithoutFunctionOne(t *testing.T) {
+	t.Parallel()
+	bare := llms.ToolCall{ID: "c1", Type: "function"}
+	msgs := []llms.MessageContent{
+		text(llms.ChatMessageTypeHuman, "Weather?"),
+		ai(bare),
+		results(result("c1", "rain")),
+	}
+	want := []llms.MessageContent{
+		text(llms.ChatMessageTypeHuman, "Weather?"),
+		ai(llms.ToolCall{ID: "c1", Type: "function", FunctionCall: &llms.FunctionCall{Arguments: "{}"}}),
+		results(result("c1", "rain")),
+	}
+	for _, shape := range []model.Shape{model.ShapeSafe, model.ShapeOpenAI} {
+		if diff := cmp.Diff(want, shape.Wire(msgs)); diff != "" {
+			t.Errorf("shape %d: Wire mismatch (-want +got):\n%s", shape, diff)
+		}
+	}
+	if msgs[1].Parts[0].(llms.ToolCall).FunctionCall != nil {
+		t.Error("Wire modified its input")
+	}
+}
+
+// In the safe shape, arguments are a JSON object when they are one after white space, and
+// arguments of white space alone go as {}.
+func TestShapeSafeWireArgumentsAfterWhiteSpace(t *testing.T) {
+	t.Parallel()
+	for args, want := range map[string]string{
+		" \t\r\n{\"city\":\"Oslo\"}": " \t\r\n{\"city\":\"Oslo\"}",
+		" \n ":                       "{}",
+		"":                           "{}",
+	} {
+		msgs := []llms.MessageContent{text(llms.ChatMessageTypeHuman, "Weather?"), ai(call("c1", "function", args)), results(result("c1", "rain"))}
+		got := model.ShapeSafe.Wire(msgs)
+		if tc := got[1].Parts[0].(llms.ToolCall); tc.FunctionCall.Arguments != want {
+			t.Errorf("arguments %q went as %q, want %q", args, tc.FunctionCall.Arguments, want)
+		}
+	}
+}

@@ -75,13 +75,9 @@ func (l *Local) Charge(ctx context.Context, buckets []Bucket, n int) error {
 		// debt. rate.Limiter reserves at most its burst at once, so the burst is raised for
 		// the charge, under l.mu, and set back: that keeps the debt.
 		lim := l.bucket(b, now)
-		if n > b.Limit {
-			lim.SetBurstAt(now, n)
-		}
+		lim.SetBurstAt(now, max(n, b.Limit))
 		lim.ReserveN(now, n)
-		if n > b.Limit {
-			lim.SetBurstAt(now, b.Limit)
-		}
+		lim.SetBurstAt(now, b.Limit)
 	}
 	l.sweep(now)
 	return nil

@@ -402,3 +402,31 @@ func TestNoLimitsIsAnEmptyMiddleware(t *testing.T) {
 		t.Error("Middleware with no limit wraps some step, want none")
 	}
 }
+
+// A delegated run's turn that falls back to its chain's next model is one request, as its
+// supervisor's turns are.
+func TestAFallbackInADelegatedRunCountsOnce(t *testing.T) {
+	t.Parallel()
+	l := ratelimit.NewLocal()
+	limits := ratelimit.Limits{User: ratelimit.Quota{RequestsPerMinute: 3}}
+	down := &model.ProviderError{Provider: "openai", Model: "a", Status: 503, Message: "overloaded"}
+	chain := model.Fixed(model.Describe("a", llmtest.NewScripted(llmtest.Fail(down)).Cycle()), model.Describe("b", replying(usage.Usage{})))
+	worker := limited(l, limits, assistant.WithModels(chain), assistant.WithDescription("Does the work."))
+	boss := llmtest.NewScripted(llmtest.Calls(llmtest.Call("helper", `{"input":"work"}`)), llmtest.Text("done")).Cycle()
+	supervisor := assistant.New[string]("supervisor", assistant.WithModel(boss),
+		assistant.WithTools(assistant.AsTool[string](worker)), assistant.WithMiddleware(ratelimit.Middleware(l, limits)))
+	mustRun(t, as("acme", "ana", t), supervisor) // the supervisor's two requests, the worker's one turn
+	mustRefuse(t, as("acme", "ana", t), worker, ratelimit.ScopeUser, ratelimit.LimitRequestsPerMinute)
+}
+
+// The Request step used alone, without the Run step that records a run's turns, still holds
+// requests to the limits: each request counts.
+func TestTheRequestStepAloneCountsEveryRequest(t *testing.T) {
+	t.Parallel()
+	mw := ratelimit.Middleware(ratelimit.NewLocal(), ratelimit.Limits{User: ratelimit.Quota{RequestsPerMinute: 2}})
+	down := &model.ProviderError{Provider: "openai", Model: "a", Status: 503, Message: "overloaded"}
+	chain := model.Fixed(model.Describe("a", llmtest.NewScripted(llmtest.Fail(down)).Cycle()), model.Describe("b", replying(usage.Usage{})))
+	a := assistant.New[string]("helper", assistant.WithModels(chain), assistant.WithMiddleware(assistant.Middleware{Request: mw.Request}))
+	mustRun(t, as("acme", "ana", t), a) // two requests: to a, then to b
+	mustRefuse(t, as("acme", "ana", t), a, ratelimit.ScopeUser, ratelimit.LimitRequestsPerMinute)
+}

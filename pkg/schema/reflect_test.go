@@ -57,6 +57,14 @@ type lists struct {
 	Strings list[string] `json:"strings"`
 }
 
+// ring and link embed each other: flattened into each other, they would never end.
+type ring struct {
+	*link
+	Name string `json:"name"`
+}
+
+type link struct{ *ring }
+
 // decode decodes JSON for comparisons that ignore key order.
 func decode(t *testing.T, data []byte) any {
 	t.Helper()
@@ -184,6 +192,21 @@ func TestForCachesPerType(t *testing.T) {
 	}
 }
 
+// forTwoNodes returns the schema of a struct holding two recursive types named node: the
+// package's and one of its own.
+func forTwoNodes(t *testing.T) *schema.Schema {
+	type tree = node // the package's
+	type node struct {
+		ID   int   `json:"id"`
+		Next *node `json:"next,omitempty"`
+	}
+	type nodes struct {
+		Tree tree `json:"tree"`
+		Path node `json:"path"`
+	}
+	return mustFor[nodes](t)
+}
+
 func TestForRecursive(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -217,6 +240,14 @@ func TestForRecursive(t *testing.T) {
 			valid:   `{"ints":{"value":1,"next":{"value":2}},"strings":{"value":"a","next":{"value":"b"}}}`,
 			invalid: `{"ints":{"value":1,"next":{"value":2}},"strings":{"value":"a","next":{"value":2}}}`,
 			field:   "strings.next.value",
+		},
+		{
+			name:    "two types of one name",
+			s:       forTwoNodes(t),
+			defs:    []string{"node", "node2"},
+			valid:   `{"tree":{"name":"a","children":[{"name":"b","children":[]}]},"path":{"id":1,"next":{"id":2}}}`,
+			invalid: `{"tree":{"name":"a","children":[]},"path":{"id":1,"next":{"id":"2"}}}`,
+			field:   "path.next.id",
 		},
 	}
 	for _, tt := range tests {
@@ -270,6 +301,15 @@ func TestForUnsupported(t *testing.T) {
 		Name string `json:"name"`
 	}
 	_ = loop{loop: nil}
+	_ = ring{link: &link{ring: nil}}
+	type holdsLoop struct {
+		Name string `json:"name"`
+		Loop []loop `json:"loop"`
+	}
+	type inlinesItself struct {
+		Name string         `json:"name"`
+		More *inlinesItself `json:",inline"`
+	}
 	tests := []struct {
 		name string
 		for_ func() (*schema.Schema, error)
@@ -281,6 +321,9 @@ func TestForUnsupported(t *testing.T) {
 		{"func field", schema.For[withFunc], "func()"},
 		{"nested func field", schema.For[[]map[string]withFunc], "func()"},
 		{"embeds itself", schema.For[loop], "embeds itself"},
+		{"a field's type embeds itself", schema.For[holdsLoop], "embeds itself"},
+		{"inlines itself", schema.For[inlinesItself], "embeds itself"},
+		{"embeds itself through another", schema.For[ring], "embeds itself"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -58,6 +58,15 @@ func TestStrict(t *testing.T) {
 			"additionalProperties":false}`,
 		},
 		{
+			name: "nested in a draft-07 tuple",
+			doc: `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{
+				"pair":{"type":"array","items":[{"type":"object","properties":{"x":{"type":"string"}}},{"type":"string"}]}
+			},"required":["pair"]}`,
+			want: `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{
+				"pair":{"type":"array","items":[{"type":"object","properties":{"x":{"type":["string","null"]}},"required":["x"],"additionalProperties":false},{"type":"string"}]}
+			},"required":["pair"],"additionalProperties":false}`,
+		},
+		{
 			name: "not an object",
 			doc:  `{"type":"array","items":{"type":"string"}}`,
 			want: `{"type":"array","items":{"type":"string"}}`,

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -220,7 +221,8 @@ func describe(k jsonschema.ErrorKind) (msg string, ok bool) {
 		if len(k.Properties) == 1 {
 			return "property " + strconv.Quote(k.Properties[0]) + " is not allowed", true
 		}
-		return "properties " + quoteAll(k.Properties) + " are not allowed", true
+		// v6 lists them as it met them in the decoded object, a map: in no order.
+		return "properties " + quoteAll(slices.Sorted(slices.Values(k.Properties))) + " are not allowed", true
 	case *kind.Type:
 		return "got " + k.Got + ", want " + strings.Join(k.Want, " or "), true
 	case *kind.Enum:

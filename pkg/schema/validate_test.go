@@ -3,11 +3,13 @@ package schema_test
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/cadrehq/cadre/pkg/schema"
 )
@@ -231,5 +233,71 @@ func TestCompileErrors(t *testing.T) {
 				t.Errorf("Compile = %v, %v; want an error with %q", s, err, tt.want)
 			}
 		})
+	}
+}
+
+// Each kind of problem a model meets most is worded plainly, the others in the validator's
+// words; a field's problems come sorted by their message, and object keys that are not plain
+// names are written in brackets.
+func TestValidateWordsEachProblem(t *testing.T) {
+	t.Parallel()
+	s, err := schema.Compile([]byte(`{"type":"object","properties":{
+		"plan":{"const":"pro"},
+		"unit":{"enum":["kg"]},
+		"never":false,
+		"code":{"type":"string","minLength":3,"pattern":"^[a-z]+$"},
+		"keys":{"type":"object","additionalProperties":{"type":"string"}}
+	},"additionalProperties":false}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := []string{"AZ_az-09", "0a", "9a", "a.b", "a@", "a[", "a`", "a{", "a/", "a:", "é"}
+	var b strings.Builder
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "%q:1", k)
+	}
+	data := `{"plan":"free","unit":"lb","never":1,"code":"A1","x":1,"y":2,"keys":{` + b.String() + `}}`
+	want := []schema.FieldError{
+		{Field: "", Message: `properties "x", "y" are not allowed`},
+		{Field: "code", Message: "'A1' does not match pattern '^[a-z]+$'"},
+		{Field: "code", Message: "minLength: got 2, want 3"},
+		{Field: "never", Message: "no value is allowed here"},
+		{Field: "plan", Message: `value must be "pro"`},
+		{Field: "unit", Message: `value must be "kg"`},
+	}
+	for _, k := range keys {
+		field := "keys." + k
+		if k != "AZ_az-09" {
+			field = "keys[" + strconv.Quote(k) + "]"
+		}
+		want = append(want, schema.FieldError{Field: field, Message: "got number, want string"})
+	}
+	var ve *schema.ValidationError
+	if err := s.Validate([]byte(data)); !errors.As(err, &ve) {
+		t.Fatalf("Validate = %v, want a *ValidationError", err)
+	}
+	if diff := cmp.Diff(want, ve.Errors, cmpopts.SortSlices(func(a, b schema.FieldError) bool { return a.Field < b.Field })); diff != "" {
+		t.Errorf("Errors mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// The properties that are not allowed are named in order, whatever the order of the data's
+// keys: the same data always gets the same words.
+func TestValidateNamesPropertiesNotAllowedInOrder(t *testing.T) {
+	t.Parallel()
+	s := mustFor[struct{}](t)
+	var names, data []string
+	for c := 'a'; c <= 't'; c++ {
+		names = append(names, strconv.Quote(string(c)))
+		data = append(data, strconv.Quote(string(c))+":1")
+	}
+	want := "(root): properties " + strings.Join(names, ", ") + " are not allowed"
+	for range 5 {
+		if err := s.Validate([]byte("{" + strings.Join(data, ",") + "}")); err == nil || err.Error() != want {
+			t.Fatalf("Validate = %v, want %s", err, want)
+		}
 	}
 }

@@ -130,6 +130,18 @@ func TestLoadAcceptsALowercaseSkillFile(t *testing.T) {
 			t.Errorf("the lowercase skill's resources are unlike those wanted (-want +got):\n%s", diff)
 		}
 	}
+
+	// A skill.md that does not load: the problem names the skill as its front matter does.
+	skills, problems = mustLoad(t, fstest.MapFS{"tmp/skill.md": {Data: []byte(skillText("Do it.\n", "name: pdf"))}}, ".")
+	if len(skills) != 0 || len(problems) != 2 || problems[0].Skill != "pdf" || !problems[1].Fatal {
+		t.Errorf("Load(a skill.md without a description) = %v, %+v; want no skill, a problem naming pdf, and the fatal one", names(skills), problems)
+	}
+
+	// At the root of a file system, the problem names the skill by its name: no folder names it.
+	skills, problems = mustLoad(t, fstest.MapFS{"skill.md": skillFile("pdf")}, ".")
+	if len(skills) != 1 || len(problems) != 1 || problems[0].Skill != "pdf" || problems[0].File != "skill.md" {
+		t.Errorf("Load(root holding skill.md) = %v, %+v; want the skill pdf and a problem of skill.md naming it", names(skills), problems)
+	}
 }
 
 // TestLoadRootIsASkillFolder: a user relies on pointing Load at one skill's folder, as well as
@@ -449,5 +461,89 @@ func TestLoadReportsALinkedSkillFolder(t *testing.T) {
 	}
 	if len(problems) != 1 || problems[0].File != "skills/docx" || !problems[0].Fatal || !strings.Contains(problems[0].Message, "symbolic link") {
 		t.Errorf("problems %v; want one, fatal, saying skills/docx is a symbolic link", problems)
+	}
+}
+
+// lockedFS is a file system in which what is under locked cannot be read, as a folder or a
+// file without the permission, and the folder unlisted cannot be listed, as a folder that
+// may be entered and not read.
+type lockedFS struct {
+	fstest.MapFS
+	locked, unlisted string
+}
+
+func (l lockedFS) check(name string) error {
+	if l.locked != "" && (name == l.locked || strings.HasPrefix(name, l.locked+"/")) {
+		return &fs.PathError{Op: "open", Path: name, Err: fs.ErrPermission}
+	}
+	return nil
+}
+
+func (l lockedFS) Open(name string) (fs.File, error) {
+	if err := l.check(name); err != nil {
+		return nil, err
+	}
+	return l.MapFS.Open(name)
+}
+
+func (l lockedFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	if err := l.check(name); err != nil {
+		return nil, err
+	}
+	if name == l.unlisted {
+		return nil, &fs.PathError{Op: "readdirent", Path: name, Err: fs.ErrPermission}
+	}
+	return l.MapFS.ReadDir(name)
+}
+
+func (l lockedFS) ReadFile(name string) ([]byte, error) {
+	if err := l.check(name); err != nil {
+		return nil, err
+	}
+	return l.MapFS.ReadFile(name)
+}
+
+func (l lockedFS) Stat(name string) (fs.FileInfo, error) {
+	if err := l.check(name); err != nil {
+		return nil, err
+	}
+	return l.MapFS.Stat(name)
+}
+
+// TestLoadReportsWhatCannotBeRead: a user relies on a folder or a file that cannot be read
+// never hiding the skills that can: each is a problem naming it, and the rest loads.
+func TestLoadReportsWhatCannotBeRead(t *testing.T) {
+	t.Parallel()
+	files := fstest.MapFS{
+		"docx/SKILL.md":             skillFile("docx"),
+		"pdf/SKILL.md":              skillFile("pdf"),
+		"pdf/references/guide.md":   {Data: []byte("guide\n")},
+		"team/xlsx/SKILL.md":        skillFile("xlsx"),
+		"team/xlsx/references/f.md": {Data: []byte("formula\n")},
+	}
+	tests := []struct {
+		name   string
+		fsys   lockedFS
+		loaded []string
+		want   skill.Problem
+	}{
+		{"a skill's folder", lockedFS{files, "pdf", ""}, []string{"docx", "xlsx"},
+			skill.Problem{File: "pdf/SKILL.md", Skill: "pdf", Message: "cannot be read: open pdf/SKILL.md: permission denied", Fatal: true}},
+		{"a folder of skills", lockedFS{files, "", "team"}, []string{"docx", "pdf"},
+			skill.Problem{File: "team", Message: "cannot be read: readdirent team: permission denied"}},
+		{"a skill's resources", lockedFS{files, "", "team/xlsx"}, []string{"docx", "pdf", "xlsx"},
+			skill.Problem{File: "team/xlsx", Skill: "xlsx", Message: "its files cannot be listed: readdirent team/xlsx: permission denied"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			skills, problems := mustLoad(t, tt.fsys, ".")
+			if diff := cmp.Diff(tt.loaded, names(skills)); diff != "" {
+				t.Errorf("skills loaded (-want +got):\n%s", diff)
+			}
+			if len(problems) == 0 || problems[0] != tt.want {
+				t.Errorf("problems = %+v, want first %+v", problems, tt.want)
+			}
+		})
 	}
 }

@@ -3,6 +3,7 @@ package skill_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -40,6 +41,7 @@ func resourceFS() fstest.MapFS {
 		"skills/pdf/scripts/fill.py":     {Data: []byte("print('filled')\n")},
 		"skills/pdf/assets/logo.png":     {Data: []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")},
 		"skills/pdf/assets/latin1.txt":   {Data: []byte("caf\xe9\n")},
+		"skills/pdf/assets/utf16.txt":    {Data: []byte("\x00h\x00i")}, // UTF-16BE, valid UTF-8 but for its NULs
 		"skills/pdf/assets/big.txt":      {Data: bytes.Repeat([]byte("a"), skill.MaxResourceBytes+1)},
 		"skills/pdf/assets/largest.txt":  {Data: bytes.Repeat([]byte("a"), skill.MaxResourceBytes)},
 		"skills/other/SKILL.md":          skillFile("other"),
@@ -175,6 +177,7 @@ func TestReadResourceRefusesWhatIsNotText(t *testing.T) {
 		{"references/", "is a folder"},
 		{"assets/logo.png", "not a text file"},
 		{"assets/latin1.txt", "not a text file"},
+		{"assets/utf16.txt", "not a text file"},
 		{"assets/big.txt", "is over 1048576 bytes"},
 	}
 	for _, tt := range tests {
@@ -380,5 +383,43 @@ func TestReadResourceRefusesHiddenAndSpecialFiles(t *testing.T) {
 		if err != nil && strings.Contains(err.Error(), secret) {
 			t.Errorf("ReadResource(%q)'s error holds the secret", rel)
 		}
+	}
+}
+
+// TestReadResourceFollowsFortyLinks: a user relies on ReadResource following a chain of as
+// many symbolic links as Linux does, 40, and refusing a longer one.
+func TestReadResourceFollowsFortyLinks(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	dir := filepath.Join(root, "pdf")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), skillFile("pdf").Data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "guide.md"), []byte("guide\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// chain makes prefix1 -> prefix2 -> ... -> prefixN -> guide.md.
+	chain := func(prefix string, n int) {
+		for i := 1; i <= n; i++ {
+			target := fmt.Sprint(prefix, i+1)
+			if i == n {
+				target = "guide.md"
+			}
+			if err := os.Symlink(target, filepath.Join(dir, fmt.Sprint(prefix, i))); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	chain("a", 40)
+	chain("b", 41)
+	s := loadOne(t, os.DirFS(root), ".", "pdf")
+	if got, err := s.ReadResource("a1"); err != nil || got != "guide\n" {
+		t.Errorf("ReadResource(a chain of 40 links) = %q, %v; want the guide", got, err)
+	}
+	if got, err := s.ReadResource("b1"); err == nil || !strings.Contains(err.Error(), "too many symbolic links") {
+		t.Errorf("ReadResource(a chain of 41 links) = %q, %v; want an error saying there are too many symbolic links", got, err)
 	}
 }

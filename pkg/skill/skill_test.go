@@ -218,6 +218,39 @@ func conformanceRows() []conformanceRow {
 
 		// Other fields.
 		{
+			name:   "the longest description, compatibility and advised instructions",
+			folder: "pdf",
+			text: skillText(strings.Repeat("A step.\n", 500), "name: pdf", "description: "+strings.Repeat("d", 1024),
+				"compatibility: "+strings.Repeat("c", 500)),
+		},
+		{
+			name:   "blank lines in the front matter",
+			folder: "pdf",
+			text:   skillText(body, "", "name: pdf", "", desc, ""),
+			skill: &skill.Skill{
+				Name:         "pdf",
+				Description:  "Fills PDF forms. Use it when a task involves a PDF form.",
+				Instructions: "Read the form, then fill it.",
+			},
+		},
+		{
+			name:   "name with every digit",
+			folder: "v0123456789",
+			text:   skillText(body, "name: v0123456789", desc),
+		},
+		{
+			name:     "name with a colon",
+			folder:   "",
+			text:     skillText(body, "name: 'pdf:forms'", desc),
+			problems: []wantProblem{{2, "may hold only lowercase letters a-z, digits and hyphens", false}},
+		},
+		{
+			name:     "name with a slash",
+			folder:   "",
+			text:     skillText(body, "name: pdf/forms", desc),
+			problems: []wantProblem{{2, "may hold only lowercase letters a-z, digits and hyphens", false}},
+		},
+		{
 			name:     "description of 1025 characters",
 			folder:   "pdf",
 			text:     skillText(body, "name: pdf", "description: "+strings.Repeat("d", 1025)),
@@ -266,6 +299,23 @@ func conformanceRows() []conformanceRow {
 				AllowedTools: []string{"Bash", "Read"},
 				Instructions: "Read the form, then fill it.",
 			},
+		},
+		{
+			name:   "one allowed tool",
+			folder: "pdf",
+			text:   skillText(body, "name: pdf", desc, "allowed-tools: Read"),
+			skill: &skill.Skill{
+				Name:         "pdf",
+				Description:  "Fills PDF forms. Use it when a task involves a PDF form.",
+				AllowedTools: []string{"Read"},
+				Instructions: "Read the form, then fill it.",
+			},
+		},
+		{
+			name:     "allowed-tools as a mapping",
+			folder:   "pdf",
+			text:     skillText(body, "name: pdf", desc, "allowed-tools: {Bash: yes}"),
+			problems: []wantProblem{{4, "allowed-tools must be one space-separated string", false}},
 		},
 		{
 			name:     "unknown field",
