@@ -20,8 +20,9 @@ test: interop-deps fmt-check vet lint
 reliability:
 	GO=$(GO) scripts/with-redis scripts/with-postgres scripts/reliability
 
-## mutation: mutation testing (gremlins) of usage, chat, the factory's transport and assistant:
-## killed, lived and efficacy per package, then the survivors. Slow (PKGS=... to choose).
+## mutation: mutation testing (gremlins) of usage, chat, the factory, assistant, otelcadre,
+## mcpbridge and durable: killed, lived and efficacy per package, then the survivors. Slow,
+## hours on two cores (PKGS=... to choose).
 mutation:
 	GO=$(GO) scripts/mutation
 
