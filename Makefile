@@ -21,8 +21,8 @@ reliability:
 	GO=$(GO) scripts/with-redis scripts/with-postgres scripts/reliability
 
 ## mutation: mutation testing (gremlins) of the packages that hold a promise (scripts/mutation
-## lists them): killed, lived and efficacy per package, then the survivors. Slow (PKGS=... to
-## choose one); against a redis-server and a PostgreSQL server of its own.
+## lists them): killed, lived and efficacy per package, then the survivors. Slow, hours on two
+## cores (PKGS=... to choose); against a redis-server and a PostgreSQL server of its own.
 mutation:
 	GO=$(GO) scripts/mutation
 

@@ -595,12 +595,14 @@ func (p *parser) assistants(cfg *fileConfig, sec *yamlconf.Entry, modelsOK bool)
 				ok = false
 			}
 		}
-		if ok && len(chain) == 0 {
+		if !ok {
+			continue
+		}
+		if len(chain) == 0 {
 			p.Errorf(e.Val, path, "an empty chain: give a model name or a list of them")
+			continue
 		}
-		if ok && len(chain) > 0 {
-			cfg.assistants[e.Key] = chain
-		}
+		cfg.assistants[e.Key] = chain
 	}
 }
 

@@ -481,6 +481,11 @@ func badConfigs() []badConfig {
 			"  deep: {provider: claude, model: m, thinking_budget: 10000}",
 		), want: []string{`llm.yaml:3: models.deep.thinking_budget: 10000 is not less than 8192, the max_tokens the model gets when it sets none`,
 			"set max_tokens above the budget, e.g. max_tokens: 14096"}},
+		{name: "thinking_budget equal to the default max_tokens", data: doc(
+			"providers: {claude: {type: anthropic}}",
+			"models:",
+			"  deep: {provider: claude, model: m, thinking_budget: 8192}",
+		), want: []string{`llm.yaml:3: models.deep.thinking_budget: 8192 is not less than 8192, the max_tokens the model gets when it sets none`}},
 		{name: "thinking_budget with temperature, top_k and a low top_p", data: doc(
 			"providers: {claude: {type: anthropic}}",
 			"models:",
@@ -1053,5 +1058,47 @@ func checkConfig(t *testing.T, cfg *fileConfig) {
 	}
 	if r := cfg.retry; r.MaxAttempts < 1 || r.InitialBackoff <= 0 || r.InitialBackoff > r.MaxBackoff {
 		t.Errorf("retry %+v is not valid", r)
+	}
+}
+
+// TestRetryBackoffs: a policy may wait as long before the first retry as at most, and a
+// max_backoff refused is reported as what it is, not also as less than initial_backoff.
+func TestRetryBackoffs(t *testing.T) {
+	t.Parallel()
+	head := "providers: {openai: {}}\nmodels: {fast: {provider: openai, model: m}}\n"
+	cfg, err := parseConfig([]byte(head+"retry: {initial_backoff: 2s, max_backoff: 2s}\n"), "llm.yaml", envOf(nil), testTypes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (RetryPolicy{MaxAttempts: 3, InitialBackoff: 2 * time.Second, MaxBackoff: 2 * time.Second}); cfg.retry != want {
+		t.Errorf("retry = %+v, want %+v", cfg.retry, want)
+	}
+	for _, bad := range []string{"0s", "1h", "soon"} {
+		_, err := parseConfig([]byte(head+"retry: {max_backoff: "+bad+"}\n"), "llm.yaml", envOf(nil), testTypes)
+		if err == nil || !strings.Contains(err.Error(), "retry.max_backoff: \""+bad+"\"") || strings.Contains(err.Error(), "more than max_backoff") {
+			t.Errorf("max_backoff %s: error %v, want one error, about max_backoff", bad, err)
+		}
+	}
+}
+
+// TestMaxWaitBounds: rate_limits.max_wait takes 0 (fail at once) and its longest, an hour.
+func TestMaxWaitBounds(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		text string
+		want time.Duration
+	}{{"0s", 0}, {"0", 0}, {"1h", time.Hour}, {"59m59s", time.Hour - time.Second}} {
+		cfg, err := parseConfig([]byte(doc(
+			"providers: {openai: {}}",
+			"models: {fast: {provider: openai, model: m}}",
+			"rate_limits: {tenant: {requests_per_minute: 60}, max_wait: "+tc.text+"}",
+		)), "llm.yaml", envOf(nil), testTypes)
+		if err != nil {
+			t.Errorf("max_wait %s: %v", tc.text, err)
+			continue
+		}
+		if cfg.rateLimits.MaxWait != tc.want {
+			t.Errorf("max_wait %s read as %s, want %s", tc.text, cfg.rateLimits.MaxWait, tc.want)
+		}
 	}
 }

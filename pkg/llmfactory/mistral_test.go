@@ -49,7 +49,14 @@ func TestMistralIDs(t *testing.T) {
 	if got := id("Ab3xK9mP2"); got != "Ab3xK9mP2" {
 		t.Errorf("Ab3xK9mP2, an id Mistral takes, became %q", got)
 	}
-	for _, bad := range []string{"", "abc", "abcdefgh_", "abcdefghij", "ábcdefgh"} {
+	// Every letter and digit, the ends of their ranges included; the characters next to them are none.
+	for _, good := range []string{"azAZ09zZ9", "aaaaaaaaa", "zzzzzzzzz", "AAAAAAAAA", "ZZZZZZZZZ", "000000000", "999999999"} {
+		if !isMistralID(good) {
+			t.Errorf("isMistralID(%q) = false", good)
+		}
+	}
+	for _, bad := range []string{"", "abc", "abcdefgh_", "abcdefghij", "ábcdefgh",
+		"abcdefgh`", "abcdefgh{", "abcdefgh@", "abcdefgh[", "abcdefgh/", "abcdefgh:"} {
 		if isMistralID(bad) {
 			t.Errorf("isMistralID(%q) = true", bad)
 		}

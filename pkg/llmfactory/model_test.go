@@ -20,18 +20,20 @@ func TestResolvedModelsCarryTheirIDAndFacts(t *testing.T) {
 providers:
   openai: { api_key: k }
   proxy: { type: openai, base_url: 'http://127.0.0.1:9/v1' }
+  eu: { type: openai, api_key: k, base_url: 'https://eu.api.openai.com/v1' }
   claude: { type: anthropic, api_key: k }
   local: { type: ollama }
   gateway: { type: gateway, api_key: k }
 models:
   fast:   { provider: openai, model: gpt-5-mini }
   served: { provider: proxy, model: qwen3-32b }
+  resident: { provider: eu, model: gpt-5-mini }
   deep:   { provider: claude, model: claude-sonnet-4-6 }
   short:  { provider: claude, model: claude-haiku-4-5, max_tokens: 100 }
   small:  { provider: local, model: 'qwen3:8b' }
   mine:   { provider: gateway, model: house-model }
 assistants:
-  all: [fast, served, deep, short, small, mine]
+  all: [fast, served, resident, deep, short, small, mine]
 `
 	gateway := llmfactory.ProviderType{
 		New: func(p llmfactory.Provider, id string) (llms.Model, error) { return idModel(id), nil },
@@ -63,6 +65,8 @@ assistants:
 		{Name: "fast", ID: "gpt-5-mini", Provider: "openai", Shape: model.ShapeOpenAI, StrictTools: true},
 		// A server that copies OpenAI's API: its shape, but not its strict schemas.
 		{Name: "served", ID: "qwen3-32b", Provider: "openai", Shape: model.ShapeOpenAI},
+		// OpenAI at an address of its data residency (eu.api.openai.com) is OpenAI itself.
+		{Name: "resident", ID: "gpt-5-mini", Provider: "openai", Shape: model.ShapeOpenAI, StrictTools: true},
 		// anthropic: a longer default answer than its client's 2048 tokens, unless the file sets one.
 		{Name: "deep", ID: "claude-sonnet-4-6", Provider: "anthropic", Shape: model.ShapeSafe,
 			MaxTokens: model.Facts("anthropic").MaxTokens},
@@ -93,6 +97,7 @@ func TestMissingKeySuggestsTheProvidersVariable(t *testing.T) {
 		name, provider, want string
 	}{
 		{"openai itself", "{ type: openai }", "${OPENAI_API_KEY}"},
+		{"openai at a regional address", "{ type: openai, base_url: 'https://eu.api.openai.com/v1' }", "${OPENAI_API_KEY}"},
 		{"anthropic", "{ type: anthropic }", "${ANTHROPIC_API_KEY}"},
 		{"googleai", "{ type: googleai }", "${GOOGLE_API_KEY}"},
 		{"a type of its own", "{ type: gateway }", "${GATEWAY_API_KEY}"},

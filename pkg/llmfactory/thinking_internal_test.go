@@ -72,6 +72,11 @@ func TestThinkingRequestDropsThinkingForALoopWithoutIt(t *testing.T) {
 			{Role: llms.ChatMessageTypeAI, Parts: []llms.ContentPart{reasoning("p", "s"), call("a", "{}")}},
 			{Role: llms.ChatMessageTypeTool, Parts: []llms.ContentPart{result("a")}},
 		}, true},
+		{"loop with thinking, its turn the first message", []llms.MessageContent{
+			{Role: llms.ChatMessageTypeAI, Parts: []llms.ContentPart{reasoning("p", "s"), call("a", "{}")}},
+			{Role: llms.ChatMessageTypeTool, Parts: []llms.ContentPart{result("a")}},
+		}, true},
+		{"instructions only", []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeSystem, "be brief")}, true},
 		{"loop without", []llms.MessageContent{
 			llms.TextParts(llms.ChatMessageTypeHuman, "go"),
 			{Role: llms.ChatMessageTypeAI, Parts: []llms.ContentPart{call("a", "{}")}},

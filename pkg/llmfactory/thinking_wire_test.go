@@ -3,14 +3,19 @@ package llmfactory_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/cadrehq/cadre/pkg/assistant"
+	"github.com/cadrehq/cadre/pkg/llmfactory"
 	"github.com/cadrehq/cadre/pkg/llmtest"
 	"github.com/cadrehq/cadre/pkg/model"
 	"github.com/cadrehq/cadre/pkg/providertest"
 	"github.com/cadrehq/cadre/pkg/tool"
+	"github.com/cadrehq/cadre/pkg/usage"
 	"github.com/tmc/langchaingo/llms"
 )
 
@@ -23,8 +28,8 @@ func thinkingLoop() *llmtest.Scripted {
 	return llmtest.NewScripted(
 		llmtest.Reply{Text: "Both, then.", ToolCalls: []llms.ToolCall{
 			llmtest.Call("lookup", `{"city":"Oslo"}`), llmtest.Call("lookup", `{"city":"Rome"}`),
-		}},
-		llmtest.Text(`{"city":"Oslo","total":4000}`),
+		}, Usage: usage.Usage{InputTokens: 120, OutputTokens: 30}},
+		llmtest.Reply{Text: `{"city":"Oslo","total":4000}`, Usage: usage.Usage{InputTokens: 200, OutputTokens: 12}},
 	)
 }
 
@@ -64,6 +69,10 @@ func TestThinkingToolLoopOnTheWire(t *testing.T) {
 			if res.Output.Total != 4000 {
 				t.Errorf("Output = %+v", res.Output)
 			}
+			// A thinking answer's usage is counted as any answer's.
+			if u := res.Usage.Total; u.InputTokens != 320 || u.OutputTokens != 42 {
+				t.Errorf("usage: %d input tokens, %d output; want 320 and 42, the two answers'", u.InputTokens, u.OutputTokens)
+			}
 			// The answer's thinking block, as the model keeps it: sealed, from anthropic.
 			turn := res.Messages[1]
 			r, ok := turn.Parts[0].(model.Reasoning)
@@ -94,6 +103,29 @@ func TestThinkingToolLoopOnTheWire(t *testing.T) {
 				t.Errorf("the second request does not think: %s", bodies[1])
 			}
 		})
+	}
+}
+
+// A thinking answer's choice carries its thinking blocks for model.Read beside what
+// langchaingo's client wrote of it: a program that calls the model itself still finds the
+// client's usage and thinking keys.
+func TestThinkingAnswerKeepsTheClientsInfo(t *testing.T) {
+	t.Parallel()
+	s := start(t, llmtest.NewScripted(), llmtest.NewScripted(llmtest.Reply{Text: "4000", Usage: usage.Usage{InputTokens: 50, OutputTokens: 9}}), llmtest.NewScripted())
+	m, err := s.parse(t, nil, "", settingsModels, "").Model(ctx(t), "think")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := m.LLM.GenerateContent(ctx(t), []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeHuman, "Population of Oslo?")}, m.Options...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := resp.Choices[0].GenerationInfo
+	if rs, _ := info[model.ReasoningInfo].([]model.Reasoning); len(rs) != 1 || rs[0].Signature == "" {
+		t.Errorf("%s = %#v, want the answer's thinking block, sealed", model.ReasoningInfo, info[model.ReasoningInfo])
+	}
+	if info["InputTokens"] != 50 || info["ThinkingSignature"] == "" {
+		t.Errorf("the client's info: InputTokens %v, ThinkingSignature %q; want 50 and the block's seal", info["InputTokens"], info["ThinkingSignature"])
 	}
 }
 
@@ -227,5 +259,66 @@ func TestThinkingAfterAFallback(t *testing.T) {
 	bodies := s.anthropic.Bodies()
 	if len(bodies) != 1 || strings.Contains(string(bodies[0]), `"thinking"`) {
 		t.Errorf("the fallback's request = %s, want one without thinking", bodies)
+	}
+}
+
+// noChoices is a client of a type of the program's own that speaks Anthropic's API, and
+// answers with no choice whatever the API answers.
+type noChoices struct {
+	p  llmfactory.Provider
+	id string
+}
+
+func (c *noChoices) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
+	body := `{"model":"` + c.id + `","max_tokens":4096,"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]}]}`
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.p.BaseURL+"/messages", strings.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("x-api-key", c.p.APIKey.Reveal())
+	req.Header.Set("anthropic-version", "2023-06-01")
+	req.Header.Set("content-type", "application/json")
+	resp, err := c.p.HTTPClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("status %d", resp.StatusCode)
+	}
+	return &llms.ContentResponse{}, nil
+}
+
+func (c *noChoices) Call(ctx context.Context, prompt string, opts ...llms.CallOption) (string, error) {
+	return llms.GenerateFromSinglePrompt(ctx, c, prompt, opts...)
+}
+
+// A client of the program's own that thinks and answers without a choice gets its answer
+// back as it gave it: the thinking blocks the transport read have no choice to go to.
+func TestThinkingAnswerWithoutAChoice(t *testing.T) {
+	t.Parallel()
+	s := start(t, llmtest.NewScripted(), llmtest.NewScripted(llmtest.Text("4000")), llmtest.NewScripted())
+	own := llmfactory.ProviderType{API: llmfactory.AnthropicAPI, New: func(p llmfactory.Provider, id string) (llms.Model, error) {
+		return &noChoices{p: p, id: id}, nil
+	}}
+	doc := "providers:\n  mine: { type: mine, api_key: " + sentinelKey + ", base_url: '" + s.anthropic.URL() + "/v1' }\n" +
+		"models:\n  think: { provider: mine, model: claude-haiku-4-5, max_tokens: 4096, thinking_budget: 2048 }\n"
+	f, err := llmfactory.Parse([]byte(doc), llmfactory.WithProviderType("mine", own))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := f.Model(ctx(t), "think")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := m.LLM.GenerateContent(ctx(t), []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeHuman, "hi")}, m.Options...)
+	if err != nil || len(resp.Choices) != 0 {
+		t.Fatalf("GenerateContent = %v, %v; want the client's answer, without a choice", resp, err)
+	}
+	if !strings.Contains(string(s.anthropic.Bodies()[0]), `"thinking":{"type":"enabled","budget_tokens":2048}`) {
+		t.Errorf("the request does not think: %s", s.anthropic.Bodies()[0])
 	}
 }

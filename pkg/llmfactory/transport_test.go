@@ -180,3 +180,27 @@ func TestScrubRemovesShortKeysButNotNothing(t *testing.T) {
 		t.Errorf("no key: %q", got)
 	}
 }
+
+// TestProviderMessage: a failure's message is the provider's own words wherever its error body
+// keeps them; a body of other words is quoted up to 300 bytes; an empty one gives the status.
+func TestProviderMessage(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("x", 300)
+	for _, tc := range []struct{ body, want string }{
+		{`{"error":{"message":"model not found","type":"invalid_request_error"}}`, "model not found"},
+		{`{"error":"invalid api key"}`, "invalid api key"},
+		{`{"message":"quota exceeded"}`, "quota exceeded"},
+		{`{"error":"","message":"quota exceeded"}`, "quota exceeded"},
+		{`{"error":{"code":5},"message":"not found"}`, "not found"},
+		{`{"error":{}}`, `{"error":{}}`},
+		{"  upstream connect error  \n", "upstream connect error"},
+		{"", "502 Bad Gateway"},
+		{" \n", "502 Bad Gateway"},
+		{long, long},
+		{long + "y", long + "..."},
+	} {
+		if got := providerMessage("502 Bad Gateway", []byte(tc.body)); got != tc.want {
+			t.Errorf("the message of %q = %q, want %q", tc.body, got, tc.want)
+		}
+	}
+}

@@ -110,3 +110,34 @@ func TestAzureProvidersKeys(t *testing.T) {
 		t.Errorf("later = %v, want api_version deferred on LATER_VERSION", later)
 	}
 }
+
+// An api_version goes into the request's URL as it is written: letters, digits, '-', '.' and
+// '_' are one, every other character is refused.
+func TestAPIVersionCharacters(t *testing.T) {
+	t.Parallel()
+	parse := func(version string) (*fileConfig, error) {
+		return parseConfig([]byte(doc(
+			"providers:",
+			"  az: {type: azure, base_url: 'https://cadre.openai.azure.com', api_version: '"+version+"'}",
+			"models:",
+			"  m: {provider: az, model: my-deployment}",
+		)), "llm.yaml", envOf(nil), versionedTypes)
+	}
+	for _, v := range []string{"2024-10-21", "2025-04-01-preview", "azAZ09-._", "a", "z", "A", "Z", "0", "9"} {
+		cfg, err := parse(v)
+		if err != nil {
+			t.Errorf("api_version %q: %v", v, err)
+			continue
+		}
+		if got := cfg.providers["az"].version; got != v {
+			t.Errorf("api_version %q read as %q", v, got)
+		}
+	}
+	// Each the character next to a range's end, or one a URL gives a meaning.
+	for _, v := range []string{"2024`1", "2024{1", "2024@1", "2024[1", "2024/1", "2024:1", "2024 1", "2024?x", "2024#x", "2024%20"} {
+		_, err := parse(v)
+		if want := `"` + v + `" is not an API version`; err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("api_version %q: error %v, want one that says %s", v, err, want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	"github.com/cadrehq/cadre/pkg/otelcadre"
 	"github.com/cadrehq/cadre/pkg/tool"
 	"github.com/cadrehq/cadre/pkg/usage"
+	"github.com/google/go-cmp/cmp"
 	"github.com/tmc/langchaingo/llms"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -476,13 +478,36 @@ func TestContent(t *testing.T) {
 		roles = append(roles, msg["role"].(string))
 	}
 	if strings.Join(roles, " ") != "user assistant tool" {
-		t.Errorf("input roles %v, want user assistant tool", roles)
+		t.Fatalf("input roles %v, want user assistant tool", roles)
+	}
+	// The model's call, as the conventions' tool_call part: its arguments the JSON they are.
+	if got, want := input[1]["parts"], []any{map[string]any{"type": "tool_call", "id": callID(m.Requests()[1].Messages, "search"),
+		"name": "search", "arguments": map[string]any{"topic": "Oslo"}}}; !cmp.Equal(got, want) {
+		t.Errorf("the assistant's message's parts = %v, want %v", got, want)
 	}
 	if got := attr(second, "gen_ai.system_instructions").AsString(); !strings.Contains(got, "Be brief.") {
 		t.Errorf("gen_ai.system_instructions = %q", got)
 	}
 	if got := attr(second, "gen_ai.output.messages").AsString(); !strings.Contains(got, `"content":"709,000"`) {
 		t.Errorf("gen_ai.output.messages = %q", got)
+	}
+}
+
+// TestContentWithoutInstructions: a request with no system message has no
+// gen_ai.system_instructions, rather than an empty one.
+func TestContentWithoutInstructions(t *testing.T) {
+	t.Parallel()
+	rec := newRecorder(t)
+	a := assistant.New[string]("helper", assistant.WithModel(llmtest.NewScripted(llmtest.Text("709,000"))), rec.tracing(otelcadre.WithContent()))
+	if _, err := a.Run(ctxFor(t), assistant.Input{Prompt: "Oslo?"}); err != nil {
+		t.Fatal(err)
+	}
+	got := attrs(one(t, rec.ended(), "chat scripted"))
+	if v, ok := got["gen_ai.system_instructions"]; ok {
+		t.Errorf("gen_ai.system_instructions = %q, want none: the request had no instructions", v.AsString())
+	}
+	if v := got["gen_ai.input.messages"].AsString(); !strings.Contains(v, "Oslo?") {
+		t.Errorf("gen_ai.input.messages = %q, want the user's message", v)
 	}
 }
 
@@ -562,6 +587,56 @@ func TestMetrics(t *testing.T) {
 	}
 }
 
+// TestFailedRequestMetrics: a request that fails is measured too, its duration marked with
+// its error.type ("connection" for a provider that was not reached) and no tokens; the
+// request that answers has no error.type.
+func TestFailedRequestMetrics(t *testing.T) {
+	t.Parallel()
+	rec := newRecorder(t)
+	down := llmtest.NewScripted(llmtest.Fail(&model.ProviderError{Provider: "oa", Model: "fast", Message: "connection refused"}))
+	up := llmtest.NewScripted(llmtest.Reply{Text: "fine", Usage: usage.Usage{InputTokens: 40, OutputTokens: 3}})
+	chain := model.Fixed(
+		model.Model{Name: "fast", ID: "gpt-5-mini", Provider: "openai", LLM: down},
+		model.Model{Name: "deep", ID: "claude-sonnet-4-6", Provider: "anthropic", LLM: up},
+	)
+	a := assistant.New[string]("helper", assistant.WithModels(chain), rec.tracing())
+	if _, err := a.Run(ctxFor(t), assistant.Input{Prompt: "x?"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := attr(one(t, rec.ended(), "chat gpt-5-mini"), "error.type").AsString(); got != "connection" {
+		t.Errorf("the failed request's error.type = %q, want connection", got)
+	}
+	var rm metricdata.ResourceMetrics
+	if err := rec.reader.Collect(context.Background(), &rm); err != nil {
+		t.Fatal(err)
+	}
+	durations := map[string]string{} // error.type by model
+	tokens := map[string]int64{}     // tokens by model
+	for _, sm := range rm.ScopeMetrics {
+		for _, md := range sm.Metrics {
+			switch md.Name {
+			case "gen_ai.client.operation.duration":
+				for _, dp := range md.Data.(metricdata.Histogram[float64]).DataPoints {
+					mod, _ := dp.Attributes.Value("gen_ai.request.model")
+					typ, _ := dp.Attributes.Value("error.type")
+					durations[mod.AsString()] = typ.AsString()
+				}
+			case "gen_ai.client.token.usage":
+				for _, dp := range md.Data.(metricdata.Histogram[int64]).DataPoints {
+					mod, _ := dp.Attributes.Value("gen_ai.request.model")
+					tokens[mod.AsString()] += dp.Sum
+				}
+			}
+		}
+	}
+	if want := map[string]string{"gpt-5-mini": "connection", "claude-sonnet-4-6": ""}; !maps.Equal(durations, want) {
+		t.Errorf("durations' error.type by model = %v, want %v", durations, want)
+	}
+	if want := map[string]int64{"claude-sonnet-4-6": 43}; !maps.Equal(tokens, want) {
+		t.Errorf("tokens by model = %v, want %v", tokens, want)
+	}
+}
+
 // TestSharedModelAndTool: two assistants that share one model and one tool, under one Tracing
 // option: each chat and execute_tool span names the assistant that sent it, whichever ran
 // first.
@@ -597,7 +672,8 @@ func TestSharedModelAndTool(t *testing.T) {
 }
 
 // TestCacheTokens: cache writes and cache reads are reported each as what it is, on the
-// request's span and, summed over the run, on the run's; a count of zero is left out.
+// request's span and, as the run's totals, on the run's; a count of zero, of the cache or of
+// reasoning tokens, is left out.
 func TestCacheTokens(t *testing.T) {
 	t.Parallel()
 	rec := newRecorder(t)
@@ -607,7 +683,7 @@ func TestCacheTokens(t *testing.T) {
 	call.ID = "toolu_1"
 	m := llmtest.NewScripted(
 		anthropicReply(llms.ContentChoice{ToolCalls: []llms.ToolCall{call}, StopReason: "tool_use"}, usage.Usage{InputTokens: 200, OutputTokens: 10, CacheReadTokens: 64, CacheWriteTokens: 40}),
-		anthropicReply(llms.ContentChoice{Content: "done", StopReason: "end_turn"}, usage.Usage{InputTokens: 250, OutputTokens: 5, CacheWriteTokens: 16}),
+		anthropicReply(llms.ContentChoice{Content: "done", StopReason: "end_turn"}, usage.Usage{InputTokens: 250, OutputTokens: 5}),
 	)
 	a := assistant.New[string]("helper", assistant.WithModels(model.Fixed(model.Model{Name: "deep", ID: "claude-sonnet-4-6", Provider: "anthropic", LLM: m})),
 		assistant.WithTools(searchTool(&seen)), rec.tracing())
@@ -622,14 +698,14 @@ func TestCacheTokens(t *testing.T) {
 	if attr(chats[0], "cadre.request.attempt").AsInt64() == 2 {
 		chats[0], chats[1] = chats[1], chats[0]
 	}
-	const read, write = "gen_ai.usage.cache_read.input_tokens", "gen_ai.usage.cache_creation.input_tokens"
+	const read, write, reasoning = "gen_ai.usage.cache_read.input_tokens", "gen_ai.usage.cache_creation.input_tokens", "gen_ai.usage.reasoning.output_tokens"
 	for span, want := range map[sdktrace.ReadOnlySpan]map[attribute.Key]int64{
 		chats[0]:                             {read: 64, write: 40},
-		chats[1]:                             {write: 16},
-		one(t, spans, "invoke_agent helper"): {read: 64, write: 56},
+		chats[1]:                             {},
+		one(t, spans, "invoke_agent helper"): {read: 64, write: 40},
 	} {
 		got := attrs(span)
-		for _, k := range []attribute.Key{read, write} {
+		for _, k := range []attribute.Key{read, write, reasoning} {
 			v, ok := got[k]
 			switch w, want := want[k]; {
 			case !want && ok:
