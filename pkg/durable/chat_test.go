@@ -336,6 +336,16 @@ func TestRunsInAChatOfAWorkflowOfOurOwnAppendOnceEach(t *testing.T) {
 	if got, want := userTurns(t, mem, id), []string{"first", "second"}; !slices.Equal(got, want) {
 		t.Errorf("after the cancel the chat holds the user's turns %q; want %q", got, want)
 	}
+	// The mark of the second run's append, made outside the workflow, names it as the
+	// workflow's second append (docs/durable-runs.md): <workflow>#appended-1.
+	mark := h.GetWorkflowID() + "#appended-1"
+	found, err := dbos.ListWorkflows(dctx, dbos.WithFilterWorkflowIDs(mark), dbos.WithFilterLoadInput(false), dbos.WithFilterLoadOutput(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) != 1 || found[0].Name != "cadre.appended" {
+		t.Errorf("the workflows of ID %s: %d; want one, of cadre.appended: the mark of the cancelled run's append", mark, len(found))
+	}
 
 	resumed, err := dbos.ResumeWorkflow[string](dctx, h.GetWorkflowID())
 	if err != nil {
