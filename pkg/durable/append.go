@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 
 	"github.com/cadrehq/cadre/pkg/chat"
@@ -43,10 +44,9 @@ func appendedID(wf string, n int) string { return wf + "#appended-" + strconv.It
 
 // stopping reports whether run, the context a run in a workflow started with, is done because
 // DBOS is shutting down — its root context is cancelled, with the cause the run's has — rather
-// than because its workflow was cancelled or timed out.
+// than not done, or done because its workflow was cancelled or timed out.
 func (e *Engine) stopping(run context.Context) bool {
-	cause := context.Cause(run)
-	return cause != nil && errors.Is(cause, context.Cause(e.root))
+	return run.Err() != nil && errors.Is(context.Cause(run), context.Cause(e.root))
 }
 
 // appendStep appends msgs in the step chat/append of the run of ctx, unless the append was made
@@ -88,8 +88,8 @@ func (e *Engine) marked(wf string, before int) (bool, error) {
 	return len(found) > 0, nil
 }
 
-// appendsBefore counts the chat appends recorded in the workflow wf before its step before
-// (all of them for a negative before).
+// appendsBefore counts the chat appends recorded in the workflow wf before its step before (all
+// of them for math.MaxInt).
 func (e *Engine) appendsBefore(wf string, before int) (int, error) {
 	steps, err := dbos.GetWorkflowSteps(e.root, wf, dbos.WithStepsLoadOutput(false))
 	if err != nil {
@@ -97,7 +97,7 @@ func (e *Engine) appendsBefore(wf string, before int) (int, error) {
 	}
 	n := 0
 	for _, s := range steps {
-		if s.StepName == "chat/append" && (before < 0 || s.StepID < before) {
+		if s.StepName == "chat/append" && s.StepID < before {
 			n++
 		}
 	}
@@ -125,7 +125,7 @@ func (st *store) appendStopped(ctx context.Context, id chat.ID, msgs []llms.Mess
 			return nil
 		}
 	}
-	n, err := st.e.appendsBefore(wf, -1)
+	n, err := st.e.appendsBefore(wf, math.MaxInt)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -335,6 +336,16 @@ func TestRunsInAChatOfAWorkflowOfOurOwnAppendOnceEach(t *testing.T) {
 	if got, want := userTurns(t, mem, id), []string{"first", "second"}; !slices.Equal(got, want) {
 		t.Errorf("after the cancel the chat holds the user's turns %q; want %q", got, want)
 	}
+	// The mark of the second run's append, made outside the workflow, names it as the
+	// workflow's second append (docs/durable-runs.md): <workflow>#appended-1.
+	mark := h.GetWorkflowID() + "#appended-1"
+	found, err := dbos.ListWorkflows(dctx, dbos.WithFilterWorkflowIDs(mark), dbos.WithFilterLoadInput(false), dbos.WithFilterLoadOutput(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) != 1 || found[0].Name != "cadre.appended" {
+		t.Errorf("the workflows of ID %s: %d; want one, of cadre.appended: the mark of the cancelled run's append", mark, len(found))
+	}
 
 	resumed, err := dbos.ResumeWorkflow[string](dctx, h.GetWorkflowID())
 	if err != nil {
@@ -507,5 +518,83 @@ func TestARunInAChatCancelledByItsProgramAppendsInItsStep(t *testing.T) {
 	names := stepNames(t, dctx, h.GetWorkflowID())
 	if n := strings.Count(strings.Join(names, " "), "chat/append"); n != 2 {
 		t.Errorf("the workflow recorded %d chat appends in %q; want 2, one a run", n, names)
+	}
+}
+
+// heldStore is a chat store whose first Append says so on appending and waits for release
+// before it appends.
+type heldStore struct {
+	chat.Store
+	once      sync.Once
+	appending chan struct{}
+	release   chan struct{}
+}
+
+func (h *heldStore) Append(ctx context.Context, id chat.ID, msgs []llms.MessageContent) error {
+	h.once.Do(func() {
+		close(h.appending)
+		<-h.release
+	})
+	return h.Store.Append(ctx, id, msgs)
+}
+
+// TestARunCancelledWhileItAppendsAppendsOnce: a durable run in a chat whose workflow is cancelled
+// while the store appends the run's messages — the append is made, and DBOS does not record its
+// step — has the messages in the chat once: the run does not append them again outside the
+// workflow, nor does the run resumed.
+func TestARunCancelledWhileItAppendsAppendsOnce(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t, time.Minute)
+	id := chat.ID{Tenant: "acme", User: "ana", Chat: "groceries"}
+	mem := &heldStore{Store: chat.NewMemory(), appending: make(chan struct{}), release: make(chan struct{})}
+	dctx := newDBOS(t, dbos.Config{})
+	eng, err := durable.New(dctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ended := make(chan error, 1)
+	clerk := assistant.New[string]("clerk",
+		assistant.WithModels(model.Fixed(model.Model{Name: "clerk", LLM: llmtest.NewFunc(func(_ context.Context, req llmtest.Request) llmtest.Reply {
+			return reply("noted: "+prompt(req.Messages), usageOf(10, 2), nil)
+		}).NoRecord()})),
+		assistant.WithStore(eng.Store(mem)),
+		assistant.WithCallback(runEnds(ended)))
+	durable.Register(eng, clerk)
+	launch(t, dctx)
+	run, err := eng.Start(ctx, "clerk", durable.Input{Prompt: "milk", Chat: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-mem.appending:
+	case <-ctx.Done():
+		t.Fatal("the run did not append")
+	}
+	if err := dbos.CancelWorkflow(dctx, run); err != nil {
+		t.Fatal(err)
+	}
+	close(mem.release)
+	select {
+	case <-ended:
+	case <-ctx.Done():
+		t.Fatal("the run did not end")
+	}
+	want := []string{"milk"}
+	if got := userTurns(t, mem, id); !slices.Equal(got, want) {
+		t.Fatalf("after the cancel the chat holds the user's turns %q; want %q", got, want)
+	}
+
+	if _, err := dbos.ResumeWorkflow[any](dctx, run); err != nil {
+		t.Fatal(err)
+	}
+	res, err := eng.Await(ctx, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Text != "noted: milk" {
+		t.Errorf("the resumed run answered %q; want %q", res.Text, "noted: milk")
+	}
+	if got := userTurns(t, mem, id); !slices.Equal(got, want) {
+		t.Errorf("after the resume the chat holds the user's turns %q; want %q", got, want)
 	}
 }

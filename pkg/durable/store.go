@@ -85,7 +85,7 @@ func (st *store) Append(ctx context.Context, id chat.ID, msgs []llms.MessageCont
 	// of its own, and cancel it — so whether the workflow was stopped for good is DBOS's to
 	// say, by refusing to record the step.
 	s, _ := ctx.Value(scopeKey{}).(*scope)
-	stopping := func() bool { return s != nil && s.run.Err() != nil && st.e.stopping(s.run) }
+	stopping := func() bool { return s != nil && st.e.stopping(s.run) }
 	if stopping() {
 		return nil // the process stops: the workflow's next execution appends
 	}
