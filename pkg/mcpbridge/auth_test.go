@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/cadrehq/cadre/internal/oauthtest"
@@ -217,40 +218,140 @@ func TestProtectLetsAValidTokenThroughWithItsClaims(t *testing.T) {
 
 // A token signed with a key the Authorizer does not hold makes it fetch the JWK Set again, so
 // that the issuer can rotate its keys; made-up key IDs cannot make it fetch more than once a
-// minute.
+// minute, and a token that would have to wait for that is refused at once. (In a bubble: the
+// limiter's minute passes in no time when a token waits for it.)
 func TestProtectRefreshesTheKeysOnAnUnknownKeyID(t *testing.T) {
 	t.Parallel()
 	old, rotated := oauthtest.NewKey(t, "old"), oauthtest.NewKey(t, "new")
 	iss := oauthtest.NewIssuer(t, old)
-	a := authorizer(t, iss)
-	if n := iss.KeyFetches(); n != 1 {
-		t.Fatalf("%d fetches of the JWK Set by NewAuthorizer, want 1", n)
-	}
-	status := func(key oauthtest.Key) int {
-		return send(a, &reached{}, "Bearer "+oauthtest.Sign(t, key, iss.Claims(resource, "ana"))).Code
-	}
-	if got := status(old); got != http.StatusOK {
-		t.Fatalf("a token of the published key: %d", got)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		a, err := mcpbridge.NewAuthorizer(t.Context(), resource, iss.URL, mcpbridge.WithIssuerClient(&http.Client{Transport: iss.Transport()}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := iss.KeyFetches(); n != 1 {
+			t.Fatalf("%d fetches of the JWK Set by NewAuthorizer, want 1", n)
+		}
+		status := func(key oauthtest.Key) int {
+			return send(a, &reached{}, "Bearer "+oauthtest.Sign(t, key, iss.Claims(resource, "ana"))).Code
+		}
+		if got := status(old); got != http.StatusOK {
+			t.Fatalf("a token of the published key: %d", got)
+		}
 
-	iss.Publish(rotated) // the issuer rotates: the old key is withdrawn
-	if got := status(rotated); got != http.StatusOK {
-		t.Errorf("a token of the rotated key: %d, want 200 after a refresh", got)
-	}
-	if n := iss.KeyFetches(); n != 2 {
-		t.Errorf("%d fetches after the rotation, want 2", n)
-	}
-	if got := status(old); got != http.StatusUnauthorized {
-		t.Errorf("a token of the withdrawn key: %d, want 401", got)
-	}
-	rec := send(a, &reached{}, "Bearer "+oauthtest.Sign(t, oauthtest.NewKey(t, "made-up"), iss.Claims(resource, "ana")))
-	if want := invalidToken("it is not signed with a key that the issuer publishes"); rec.Header().Get("WWW-Authenticate") != want {
-		t.Errorf("a made-up key ID: %d %s, want 401 %s", rec.Code, rec.Header().Get("WWW-Authenticate"), want)
-	}
-	if n := iss.KeyFetches(); n != 2 {
-		t.Errorf("%d fetches after two unknown key IDs within a minute, want still 2", n)
-	}
+		iss.Publish(rotated) // the issuer rotates: the old key is withdrawn
+		if got := status(rotated); got != http.StatusOK {
+			t.Errorf("a token of the rotated key: %d, want 200 after a refresh", got)
+		}
+		if n := iss.KeyFetches(); n != 2 {
+			t.Errorf("%d fetches after the rotation, want 2", n)
+		}
+		if got := status(old); got != http.StatusUnauthorized {
+			t.Errorf("a token of the withdrawn key: %d, want 401", got)
+		}
+		start := time.Now()
+		rec := send(a, &reached{}, "Bearer "+oauthtest.Sign(t, oauthtest.NewKey(t, "made-up"), iss.Claims(resource, "ana")))
+		if want := invalidToken("it is not signed with a key that the issuer publishes"); rec.Header().Get("WWW-Authenticate") != want {
+			t.Errorf("a made-up key ID: %d %s, want 401 %s", rec.Code, rec.Header().Get("WWW-Authenticate"), want)
+		}
+		if waited := time.Since(start); waited != 0 {
+			t.Errorf("a made-up key ID within the minute was refused after %v, want at once", waited)
+		}
+		if n := iss.KeyFetches(); n != 2 {
+			t.Errorf("%d fetches after two unknown key IDs within a minute, want still 2", n)
+		}
+	})
 }
+
+// The Authorizer fetches the JWK Set every hour while its context lasts: a key published since
+// is known before any token names it.
+func TestAuthorizerRefreshesTheKeysEveryHour(t *testing.T) {
+	t.Parallel()
+	old, rotated := oauthtest.NewKey(t, "old"), oauthtest.NewKey(t, "new")
+	iss := oauthtest.NewIssuer(t, old)
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		a, err := mcpbridge.NewAuthorizer(ctx, resource, iss.URL, mcpbridge.WithIssuerClient(&http.Client{Transport: iss.Transport()}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		iss.Publish(rotated)
+		time.Sleep(time.Hour - time.Minute)
+		synctest.Wait()
+		if n := iss.KeyFetches(); n != 1 {
+			t.Errorf("%d fetches of the JWK Set within the hour, want 1", n)
+		}
+		time.Sleep(2 * time.Minute)
+		synctest.Wait()
+		if n := iss.KeyFetches(); n != 2 {
+			t.Fatalf("%d fetches of the JWK Set after an hour, want 2", n)
+		}
+		// The hourly fetch brought the new key: a token of it needs no fetch of its own.
+		if rec := send(a, &reached{}, "Bearer "+oauthtest.Sign(t, rotated, iss.Claims(resource, "ana"))); rec.Code != http.StatusOK {
+			t.Errorf("a token of the published key: %d, want 200", rec.Code)
+		}
+		if n := iss.KeyFetches(); n != 2 {
+			t.Errorf("%d fetches, want still 2: the hourly refresh found the new key", n)
+		}
+		if rec := send(a, &reached{}, "Bearer "+oauthtest.Sign(t, old, iss.Claims(resource, "ana"))); rec.Code != http.StatusUnauthorized {
+			t.Errorf("a token of the withdrawn key: %d, want 401", rec.Code)
+		}
+	})
+}
+
+// The fetches of NewAuthorizer give up after 10 seconds each: the default client's requests
+// time out (the metadata is looked for at two addresses), and a fetch of the JWK Set ends then
+// even through a client of the program's own that has no timeout.
+func TestNewAuthorizerGivesUpOnAStalledIssuer(t *testing.T) {
+	t.Parallel()
+	t.Run("metadata, default client", func(t *testing.T) {
+		t.Parallel()
+		// It never answers at the first address of its metadata; at the other, it has none.
+		stalled := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.Contains(r.URL.Path, "oauth-authorization-server") {
+				<-r.Context().Done()
+			}
+			http.NotFound(w, r)
+		}))
+		t.Cleanup(stalled.Close) // after t.Context() is done, which ends the request of a stuck NewAuthorizer
+		failed := make(chan error, 1)
+		go func() {
+			_, err := mcpbridge.NewAuthorizer(t.Context(), resource, stalled.URL)
+			failed <- err
+		}()
+		select {
+		case err := <-failed:
+			if err == nil {
+				t.Fatal("NewAuthorizer succeeded against an issuer that never answers")
+			}
+		case <-time.After(40 * time.Second):
+			t.Fatal("NewAuthorizer still waits for an issuer that never answers after 40 s; the default client's requests time out after 10 s")
+		}
+	})
+	t.Run("JWK Set, a client without a timeout", func(t *testing.T) {
+		t.Parallel()
+		synctest.Test(t, func(t *testing.T) {
+			stalled := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+				<-r.Context().Done()
+				return nil, r.Context().Err()
+			})
+			start := time.Now()
+			_, err := mcpbridge.NewAuthorizer(t.Context(), resource, "http://127.0.0.1:9/",
+				mcpbridge.WithJWKSURL("http://127.0.0.1:9/jwks.json"), mcpbridge.WithIssuerClient(&http.Client{Transport: stalled}))
+			if err == nil {
+				t.Fatal("NewAuthorizer succeeded against a JWK Set that never answers")
+			}
+			if waited := time.Since(start); waited != 10*time.Second {
+				t.Errorf("NewAuthorizer gave up after %v, want 10s", waited)
+			}
+		})
+	})
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 func TestProtectRequiresScopes(t *testing.T) {
 	t.Parallel()

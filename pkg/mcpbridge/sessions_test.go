@@ -21,7 +21,8 @@ import (
 // sessionServer stands for mcp-go's streamable HTTP server behind Protect: the response to a
 // request without Mcp-Session-Id begins the session it names, as the response to an initialize
 // does. It counts the requests that reach it; a request whose body is "hold" waits there until
-// held is closed, after telling holding.
+// held is closed, after telling holding; a DELETE whose body is "keep" is refused, as by a
+// server that does not let clients end their sessions.
 type sessionServer struct {
 	n       atomic.Int32
 	minted  atomic.Int32
@@ -38,6 +39,10 @@ func (s *sessionServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if string(body) == "hold" {
 		s.holding <- struct{}{}
 		<-s.held
+	}
+	if r.Method == http.MethodDelete && string(body) == "keep" {
+		http.Error(w, "Session termination not allowed", http.StatusMethodNotAllowed)
+		return
 	}
 	if r.Method == http.MethodDelete {
 		return // 200, without WriteHeader
@@ -77,24 +82,26 @@ func TestProtectKeepsASessionToItsCaller(t *testing.T) {
 		t.Fatalf("ana's initialize: %d, session %q", status, session)
 	}
 	steps := []struct {
-		who, token, method, session string
-		want                        int
+		who, token, method, session, body string
+		want                              int
 	}{
-		{"ana", ana, http.MethodPost, session, http.StatusOK},
-		{"ana with a refreshed token", anaAgain, http.MethodPost, session, http.StatusOK},
-		{"bo with ana's session", bo, http.MethodPost, session, http.StatusNotFound},
-		{"bo ending ana's session", bo, http.MethodDelete, session, http.StatusNotFound},
-		{"ana, after bo's tries", ana, http.MethodGet, session, http.StatusOK},
-		{"bo with a session no one began", bo, http.MethodPost, "mcp-session-made-up", http.StatusOK},
-		{"ana with the session bo made up", ana, http.MethodPost, "mcp-session-made-up", http.StatusNotFound},
-		{"ana ending her session", ana, http.MethodDelete, session, http.StatusOK},
-		{"bo with the session ana ended", bo, http.MethodPost, session, http.StatusOK},
+		{"ana", ana, http.MethodPost, session, "", http.StatusOK},
+		{"ana with a refreshed token", anaAgain, http.MethodPost, session, "", http.StatusOK},
+		{"bo with ana's session", bo, http.MethodPost, session, "", http.StatusNotFound},
+		{"bo ending ana's session", bo, http.MethodDelete, session, "", http.StatusNotFound},
+		{"ana, after bo's tries", ana, http.MethodGet, session, "", http.StatusOK},
+		{"bo with a session no one began", bo, http.MethodPost, "mcp-session-made-up", "", http.StatusOK},
+		{"ana with the session bo made up", ana, http.MethodPost, "mcp-session-made-up", "", http.StatusNotFound},
+		{"ana ending her session, which the server keeps", ana, http.MethodDelete, session, "keep", http.StatusMethodNotAllowed},
+		{"bo with ana's session that the server kept", bo, http.MethodPost, session, "", http.StatusNotFound},
+		{"ana ending her session", ana, http.MethodDelete, session, "", http.StatusOK},
+		{"bo with the session ana ended", bo, http.MethodPost, session, "", http.StatusOK},
 	}
 	for _, step := range steps {
 		before := next.n.Load()
-		status, _ := sessionCall(a, next, step.method, step.token, step.session, "")
+		status, _ := sessionCall(a, next, step.method, step.token, step.session, step.body)
 		reached := next.n.Load() - before
-		if status != step.want || (reached == 1) != (step.want == http.StatusOK) {
+		if status != step.want || (reached == 1) != (step.want != http.StatusNotFound) {
 			t.Errorf("%s: %d, %d requests reached the server; want %d", step.who, status, reached, step.want)
 		}
 	}
@@ -113,8 +120,8 @@ func TestProtectKeepsASessionToItsCaller(t *testing.T) {
 	}
 
 	errs := log.all()
-	if len(errs) != 4 {
-		t.Fatalf("the refusal handler was told %v, want four refusals", errs)
+	if len(errs) != 5 {
+		t.Fatalf("the refusal handler was told %v, want five refusals", errs)
 	}
 	for _, err := range errs {
 		if !errors.Is(err, mcpbridge.ErrForeignSession) {
