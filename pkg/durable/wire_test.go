@@ -134,6 +134,7 @@ func TestContinuationIDs(t *testing.T) {
 		"a#b":        "a#b#2",
 		"a#10#2":     "a#10#3",
 		"":           "#2",
+		"#2":         "#3", // the continuation of the run "" continues as any other
 		"pay#-3":     "pay#-3#2",
 		"order-1#02": "order-1#02#2",
 	} {
