@@ -143,3 +143,19 @@ func TestContinuationIDs(t *testing.T) {
 		}
 	}
 }
+
+func TestPollInterval(t *testing.T) {
+	t.Parallel()
+	for d, want := range map[time.Duration]time.Duration{
+		10 * time.Millisecond: 10 * time.Millisecond,
+		time.Nanosecond:       time.Nanosecond,
+		0:                     100 * time.Millisecond,
+		-time.Second:          100 * time.Millisecond,
+	} {
+		e := &Engine{poll: 100 * time.Millisecond}
+		WithPollInterval(d)(e)
+		if e.poll != want {
+			t.Errorf("WithPollInterval(%v): Await polls every %v, want %v", d, e.poll, want)
+		}
+	}
+}
