@@ -1,6 +1,7 @@
-package mcpbridge_test
+package mcpauth_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,7 +15,7 @@ import (
 	"time"
 
 	"github.com/cadrehq/cadre/internal/oauthtest"
-	"github.com/cadrehq/cadre/pkg/mcpbridge"
+	"github.com/cadrehq/cadre/pkg/mcpauth"
 	"github.com/mark3labs/mcp-go/server"
 )
 
@@ -52,7 +53,7 @@ func (s *sessionServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // sessionCall sends a request of method with token in session (none for "") through a.Protect
 // to next, and returns its status and the session its response names.
-func sessionCall(a *mcpbridge.Authorizer, next http.Handler, method, token, session, body string) (int, string) {
+func sessionCall(a *mcpauth.Authorizer, next http.Handler, method, token, session, body string) (int, string) {
 	req := httptest.NewRequest(method, resource, strings.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+token)
 	if session != "" {
@@ -71,7 +72,7 @@ func TestProtectKeepsASessionToItsCaller(t *testing.T) {
 	key := oauthtest.NewKey(t, "k1")
 	iss := oauthtest.NewIssuer(t, key)
 	log := &refusals{}
-	a := authorizer(t, iss, mcpbridge.WithRefusalHandler(log.handle))
+	a := authorizer(t, iss, mcpauth.WithRefusalHandler(log.handle))
 	next := &sessionServer{}
 	ana := iss.Token(t, resource, "ana", map[string]any{"tenant": "acme"})
 	anaAgain := iss.Token(t, resource, "ana", map[string]any{"tenant": "acme", "jti": "refreshed"})
@@ -124,7 +125,7 @@ func TestProtectKeepsASessionToItsCaller(t *testing.T) {
 		t.Fatalf("the refusal handler was told %v, want five refusals", errs)
 	}
 	for _, err := range errs {
-		if !errors.Is(err, mcpbridge.ErrForeignSession) {
+		if !errors.Is(err, mcpauth.ErrForeignSession) {
 			t.Errorf("the refusal handler was told %v, want ErrForeignSession", err)
 		}
 	}
@@ -140,14 +141,14 @@ func TestProtectKeepsASessionToTheOwnerClaims(t *testing.T) {
 	acme := iss.Token(t, resource, "ana", map[string]any{"tenant": "acme", "scope": "travel"})
 	for _, tc := range []struct {
 		name   string
-		opts   []mcpbridge.AuthOption
+		opts   []mcpauth.Option
 		token  string
 		status int
 	}{
 		{"by default, the subject: the same subject of another tenant", nil, iss.Token(t, resource, "ana", map[string]any{"tenant": "globex"}), http.StatusOK},
-		{"tenant and subject: the same subject of another tenant", []mcpbridge.AuthOption{mcpbridge.WithSessionOwner("tenant", "sub")}, iss.Token(t, resource, "ana", map[string]any{"tenant": "globex"}), http.StatusNotFound},
-		{"tenant and subject: the same subject without a tenant", []mcpbridge.AuthOption{mcpbridge.WithSessionOwner("tenant", "sub")}, iss.Token(t, resource, "ana", nil), http.StatusNotFound},
-		{"tenant and subject: a token of the same tenant and subject with other scopes", []mcpbridge.AuthOption{mcpbridge.WithSessionOwner("tenant", "sub")}, iss.Token(t, resource, "ana", map[string]any{"tenant": "acme"}), http.StatusOK},
+		{"tenant and subject: the same subject of another tenant", []mcpauth.Option{mcpauth.WithSessionOwner("tenant", "sub")}, iss.Token(t, resource, "ana", map[string]any{"tenant": "globex"}), http.StatusNotFound},
+		{"tenant and subject: the same subject without a tenant", []mcpauth.Option{mcpauth.WithSessionOwner("tenant", "sub")}, iss.Token(t, resource, "ana", nil), http.StatusNotFound},
+		{"tenant and subject: a token of the same tenant and subject with other scopes", []mcpauth.Option{mcpauth.WithSessionOwner("tenant", "sub")}, iss.Token(t, resource, "ana", map[string]any{"tenant": "acme"}), http.StatusOK},
 	} {
 		a := authorizer(t, iss, tc.opts...)
 		_, session := sessionCall(a, next, http.MethodPost, acme, "", "initialize")
@@ -156,7 +157,7 @@ func TestProtectKeepsASessionToTheOwnerClaims(t *testing.T) {
 		}
 	}
 	for _, claims := range [][]string{nil, {"tenant", ""}} {
-		if _, err := mcpbridge.NewAuthorizer(t.Context(), resource, iss.URL, mcpbridge.WithSessionOwner(claims...)); err == nil || !strings.Contains(err.Error(), "WithSessionOwner") {
+		if _, err := mcpauth.NewAuthorizer(t.Context(), resource, iss.URL, mcpauth.WithSessionOwner(claims...)); err == nil || !strings.Contains(err.Error(), "WithSessionOwner") {
 			t.Errorf("WithSessionOwner(%q): %v, want an error naming it", claims, err)
 		}
 	}
@@ -225,6 +226,15 @@ func TestProtectForgetsIdleSessions(t *testing.T) {
 		close(next.held)
 		<-done
 	})
+}
+
+// testContext returns a context that ends with the test, and at the latest after a minute, so
+// that a test whose behaviour is missing fails instead of hanging.
+func testContext(t *testing.T) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	return ctx
 }
 
 // A response that begins a session streams through Protect as it would without it: mcp-go
