@@ -25,7 +25,7 @@
 //   - RequestAsItWas: a Request middleware changes nothing of the ModelRequest it is given
 //     (its fields, messages, parts, tool calls' arguments), before or after next.
 //   - ContextPassedOn: the context given to next, and to ToolTurn.Call, holds the values of
-//     the step's context.
+//     the step's context, and its cancellation reaches it.
 //   - ErrorsAsDocumented: when next fails, the middleware returns next's error, or an error
 //     that wraps it; for a request, a copy of it as a durable engine makes.
 //   - RunsGoThrough: each run ends as it does without the middleware — its answer, or its

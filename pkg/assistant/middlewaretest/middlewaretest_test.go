@@ -163,6 +163,16 @@ func TestABrokenMiddlewareIsReported(t *testing.T) {
 		{"a request's context replaced", assistant.Middleware{Request: func(_ context.Context, req *assistant.ModelRequest, next assistant.RequestNext) (model.Reply, error) {
 			return next(context.Background(), req)
 		}}, "ContextPassedOn", "the Request step"},
+		{"a request's cancellation cut off", assistant.Middleware{Request: func(ctx context.Context, req *assistant.ModelRequest, next assistant.RequestNext) (model.Reply, error) {
+			return next(context.WithoutCancel(ctx), req)
+		}}, "ContextPassedOn", "that the step's cancellation does not reach"},
+		{"a turn's cancellation cut off for Call", assistant.Middleware{ToolTurn: func(ctx context.Context, turn *assistant.ToolTurn, _ assistant.ToolTurnNext) ([]string, error) {
+			results := make([]string, len(turn.Calls))
+			for i := range results {
+				results[i] = turn.Call(context.WithoutCancel(ctx), i)
+			}
+			return results, nil
+		}}, "ContextPassedOn", "its calls ran with a context that the step's cancellation does not reach"},
 		{"a run's context replaced", assistant.Middleware{Run: func(_ context.Context, _ assistant.RunInfo, next assistant.RunNext) (*assistant.Response, error) {
 			return next(context.Background())
 		}}, "ContextPassedOn", "the Run step"},
@@ -175,7 +185,7 @@ func TestABrokenMiddlewareIsReported(t *testing.T) {
 				results[i] = turn.Call(context.Background(), i)
 			}
 			return results, nil
-		}}, "ContextPassedOn", "pass the context given to ToolTurn.Call"},
+		}}, "ContextPassedOn", "its calls ran with a context that is not the step's"},
 		{"a call's context replaced", assistant.Middleware{ToolCall: func(_ context.Context, call assistant.ToolCall, next assistant.ToolCallNext) (string, error) {
 			return next(context.TODO(), call)
 		}}, "ContextPassedOn", "the ToolCall step"},

@@ -64,14 +64,32 @@ func (p *probe) report(r rule, format string, args ...any) {
 	p.found = append(p.found, violation{rule: r, scenario: p.scenario, detail: fmt.Sprintf(format, args...)})
 }
 
+// stepContext returns the context the probe gives the middleware for step s: ctx with s
+// under key, and a Done channel whatever ctx is, so that a context that the step's
+// cancellation does not reach shows; and the function that cancels it when the step is over.
+func stepContext(ctx context.Context, key any, s *step) (context.Context, context.CancelFunc) {
+	return context.WithCancel(context.WithValue(ctx, key, s))
+}
+
 // next records a call of next for s, in ctx, which must hold s under key.
 func (p *probe) next(ctx context.Context, key any, s *step) {
 	p.mu.Lock()
 	s.nexts++
 	p.mu.Unlock()
-	if ctx == nil || ctx.Value(key) != s {
-		p.report(ruleContext, "the %s: next was given a context that is not the step's, nor derived from it: the values the middleware was given are lost", s.what)
+	if what := lost(ctx, key, s); what != "" {
+		p.report(ruleContext, "the %s: next was given a context %s", s.what, what)
 	}
+}
+
+// lost says what of the step's context, which holds s under key, ctx lost; "" when nothing.
+func lost(ctx context.Context, key any, s *step) string {
+	switch {
+	case ctx == nil || ctx.Value(key) != s:
+		return "that is not the step's, nor derived from it: the values the middleware was given are lost"
+	case ctx.Done() == nil:
+		return "that the step's cancellation does not reach (context.WithoutCancel?): derive it with its cancellation"
+	}
+	return ""
 }
 
 // returned records what next returned for s, the first time it returned.
@@ -130,7 +148,9 @@ type (
 func (p *probe) run(f runFunc) runFunc {
 	return func(ctx context.Context, info assistant.RunInfo, next assistant.RunNext) (*assistant.Response, error) {
 		s := &step{what: fmt.Sprintf("Run step of %q's run", info.Assistant)}
-		res, err := f(context.WithValue(ctx, runKey{}, s), info, func(ctx context.Context) (*assistant.Response, error) {
+		sctx, done := stepContext(ctx, runKey{}, s)
+		defer done()
+		res, err := f(sctx, info, func(ctx context.Context) (*assistant.Response, error) {
 			p.next(ctx, runKey{}, s)
 			if ctx == nil {
 				ctx = context.Background() // reported: a nil context would panic in the run
@@ -149,7 +169,9 @@ func (p *probe) request(f requestFunc) requestFunc {
 		s := &step{what: fmt.Sprintf("Request step of %q's request %d to model %q", req.Assistant, req.Attempt, req.Model.Name)}
 		given := copyRequest(req)
 		reported := false
-		reply, err := f(context.WithValue(ctx, requestKey{}, s), req, func(ctx context.Context, sent *assistant.ModelRequest) (model.Reply, error) {
+		sctx, done := stepContext(ctx, requestKey{}, s)
+		defer done()
+		reply, err := f(sctx, req, func(ctx context.Context, sent *assistant.ModelRequest) (model.Reply, error) {
 			p.next(ctx, requestKey{}, s)
 			if sent == nil {
 				p.report(ruleRequest, "the %s: next was given a nil request", s.what)
@@ -185,10 +207,12 @@ func (p *probe) toolTurn(f toolTurnFunc) toolTurnFunc {
 		}
 		p.mu.Unlock()
 		given := append([]assistant.ToolCall(nil), turn.Calls...)
-		results, err := f(context.WithValue(ctx, turnKey{}, s), turn, func(ctx context.Context, t *assistant.ToolTurn) ([]string, error) {
+		sctx, done := stepContext(ctx, turnKey{}, s)
+		defer done()
+		results, err := f(sctx, turn, func(ctx context.Context, t *assistant.ToolTurn) ([]string, error) {
 			p.next(ctx, turnKey{}, s)
 			p.mu.Lock()
-			s.reported = s.reported || ctx == nil || ctx.Value(turnKey{}) != s
+			s.reported = s.reported || lost(ctx, turnKey{}, s) != ""
 			p.mu.Unlock()
 			if t == nil {
 				p.report(ruleResults, "the %s: next was given a nil turn", s.what)
@@ -266,16 +290,18 @@ func (p *probe) toolCall(f toolCallFunc) toolCallFunc {
 		r := p.record(call.RunID, call.ID)
 		r.runs++
 		runs, turn := r.runs, r.turn
-		lost := turn != nil && ctx.Value(turnKey{}) != turn && !turn.reported
-		if lost {
-			turn.reported = true
+		var what string
+		if turn != nil && !turn.reported {
+			if what = lost(ctx, turnKey{}, turn); what != "" {
+				turn.reported = true
+			}
 		}
 		p.mu.Unlock()
 		if runs == 2 {
 			p.report(ruleNextOnce, "call %s of %q by %q ran twice in its turn: run each call of a turn at most once", call.ID, call.Tool, call.Assistant)
 		}
-		if lost {
-			p.report(ruleContext, "the %s: its calls ran with a context that is not the step's, nor derived from it: pass the context given to ToolTurn.Call", turn.what)
+		if what != "" {
+			p.report(ruleContext, "the %s: its calls ran with a context %s; pass ToolTurn.Call the context given to the step, or one derived from it", turn.what, what)
 		}
 		out, err := p.callThrough(ctx, f, call, next)
 		result := out
@@ -295,7 +321,9 @@ func (p *probe) callThrough(ctx context.Context, f toolCallFunc, call assistant.
 		return next(ctx, call)
 	}
 	s := &step{what: fmt.Sprintf("ToolCall step of call %s of %q by %q", call.ID, call.Tool, call.Assistant)}
-	out, err := f(context.WithValue(ctx, toolCallKey{}, s), call, func(ctx context.Context, call assistant.ToolCall) (string, error) {
+	sctx, done := stepContext(ctx, toolCallKey{}, s)
+	defer done()
+	out, err := f(sctx, call, func(ctx context.Context, call assistant.ToolCall) (string, error) {
 		p.next(ctx, toolCallKey{}, s)
 		if ctx == nil {
 			ctx = context.Background()
