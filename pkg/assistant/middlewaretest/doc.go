@@ -10,12 +10,12 @@
 //	}
 //
 // Both run a handful of assistants through the middleware — an answer, a turn of parallel tool
-// calls, a tool that fails, a delegation to another assistant, a model that fails and one that
-// falls back, a tool turn whose next fails — on the models of package llmtest, and watch every
-// step from both sides of the middleware: a probe around it puts a value in each step's
-// context, keeps a copy of each request and sees what the middleware returns; a probe inside
-// it, in next, counts the calls, looks for the value and sees what next returned; and the run's
-// end says whether it went through. The rules, each the name of a subtest of Run and the start
+// calls, a tool that fails, a delegation to another assistant, an answer corrected, a model
+// that fails and one that falls back, a tool turn whose next fails — on the models of package
+// llmtest, and watch every step from both sides of the middleware: a probe around it puts a
+// value in each step's context, keeps a copy of each request and sees what the middleware
+// returns; a probe inside it, in next, counts the calls, looks for the value and sees what
+// next returned; and the run's end says whether it went through. The rules, each the name of a subtest of Run and the start
 // of each error of Test:
 //
 //   - NextAtMostOnce: next is called at most once per step, and each call of a tool turn runs

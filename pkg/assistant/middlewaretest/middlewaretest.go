@@ -10,9 +10,9 @@ import (
 )
 
 // Test checks mw against the contract of assistant.Middleware: it runs the kit's assistants
-// through it — an answer, a turn of parallel tool calls, a tool that fails, a delegation, a
-// model that fails and one that falls back, and, for a middleware that wraps tool turns, a
-// turn whose next fails — and watches every step from both sides of mw. It returns every
+// through it — an answer, a turn of parallel tool calls, a tool that fails, a delegation, an
+// answer corrected, a model that fails and one that falls back, and, for a middleware that
+// wraps tool turns, a turn whose next fails — and watches every step from both sides of mw. It returns every
 // violation it saw, joined with errors.Join, each naming its rule and its run; nil when there
 // is none.
 //

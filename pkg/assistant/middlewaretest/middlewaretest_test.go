@@ -160,6 +160,14 @@ func TestABrokenMiddlewareIsReported(t *testing.T) {
 			req.Model.Name = "renamed"
 			return next(ctx, req)
 		}}, "RequestAsItWas", "changed its Model"},
+		{"a request's correction dropped", assistant.Middleware{Request: func(ctx context.Context, req *assistant.ModelRequest, next assistant.RequestNext) (model.Reply, error) {
+			req.Correction = nil
+			return next(ctx, req)
+		}}, "RequestAsItWas", `"correction": the Request step of "kit"'s request 2 to model "kit-model": the middleware changed its Fallback or Correction`},
+		{"a request's fallback dropped", assistant.Middleware{Request: func(ctx context.Context, req *assistant.ModelRequest, next assistant.RequestNext) (model.Reply, error) {
+			req.Fallback = nil
+			return next(ctx, req)
+		}}, "RequestAsItWas", `"fallback": the Request step of "kit"'s request 1 to model "kit-up": the middleware changed its Fallback or Correction`},
 		{"a request's context replaced", assistant.Middleware{Request: func(_ context.Context, req *assistant.ModelRequest, next assistant.RequestNext) (model.Reply, error) {
 			return next(context.Background(), req)
 		}}, "ContextPassedOn", "the Request step"},

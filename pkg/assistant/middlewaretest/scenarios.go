@@ -2,6 +2,7 @@ package middlewaretest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/cadrehq/cadre/pkg/assistant"
@@ -39,7 +40,7 @@ var scenarios = []scenario{
 		build: func(mw assistant.Middleware) *assistant.Assistant[string] {
 			return kit("kit", &mw, scripted("kit-model",
 				llmtest.Calls(call("t1", "echo", "one"), call("t2", "echo", "two"), call("t3", "echo", "three"), call("t4", "echo", "four")),
-				llmtest.Text("kit: the tools answered")), echo)
+				llmtest.Text("kit: the tools answered")), tools(echo))
 		},
 	},
 	{
@@ -48,7 +49,7 @@ var scenarios = []scenario{
 		build: func(mw assistant.Middleware) *assistant.Assistant[string] {
 			return kit("kit", &mw, scripted("kit-model",
 				llmtest.Calls(call("e1", "echo", "before"), call("e2", "fail", "broken"), call("e3", "echo", "after")),
-				llmtest.Text("kit: one tool failed")), echo, fail)
+				llmtest.Text("kit: one tool failed")), tools(echo, fail))
 		},
 	},
 	{
@@ -57,11 +58,11 @@ var scenarios = []scenario{
 		build: func(mw assistant.Middleware) *assistant.Assistant[string] {
 			specialist := kit("specialist", nil, scripted("kit-specialist-model",
 				llmtest.Calls(call("s1", "echo", "inside")),
-				llmtest.Text("kit: the specialist's answer")), echo)
+				llmtest.Text("kit: the specialist's answer")), tools(echo))
 			delegate := llms.ToolCall{ID: "d2", Type: "function", FunctionCall: &llms.FunctionCall{Name: "specialist", Arguments: `{"input":"the question"}`}}
 			return kit("kit", &mw, scripted("kit-model",
 				llmtest.Calls(call("d1", "echo", "before"), delegate, call("d3", "echo", "after")),
-				llmtest.Text("kit: the team answered")), echo, assistant.AsTool[string](specialist))
+				llmtest.Text("kit: the team answered")), tools(echo, assistant.AsTool[string](specialist)))
 		},
 	},
 	{
@@ -70,6 +71,19 @@ var scenarios = []scenario{
 		build: func(mw assistant.Middleware) *assistant.Assistant[string] {
 			return kit("kit", &mw, append(scripted("kit-down", llmtest.Fail(down("kit-down", 503))),
 				scripted("kit-up", llmtest.Text("kit: the second model answered"))...))
+		},
+	},
+	{
+		name:   "correction",
+		answer: "kit: the corrected answer",
+		build: func(mw assistant.Middleware) *assistant.Assistant[string] {
+			return kit("kit", &mw, scripted("kit-model", llmtest.Text("kit: a draft"), llmtest.Text("kit: the corrected answer")),
+				assistant.WithValidator(func(_ context.Context, answer string) error {
+					if answer == "kit: a draft" {
+						return errors.New("middlewaretest: a draft is not an answer")
+					}
+					return nil
+				}))
 		},
 	},
 	{
@@ -85,19 +99,21 @@ var scenarios = []scenario{
 		build: func(mw assistant.Middleware) *assistant.Assistant[string] {
 			return kit("kit", &mw, scripted("kit-model",
 				llmtest.Calls(call("f1", "echo", "first"), call("f2", "echo", "second")),
-				llmtest.Text("kit: the turn ran")), echo)
+				llmtest.Text("kit: the turn ran")), tools(echo))
 		},
 	},
 }
 
 // kit returns an assistant of the kit, with mw when it is not nil.
-func kit(name string, mw *assistant.Middleware, chain []model.Model, tools ...tool.Tool) *assistant.Assistant[string] {
-	opts := []assistant.Option{assistant.WithModels(model.Fixed(chain...)), assistant.WithTools(tools...)}
+func kit(name string, mw *assistant.Middleware, chain []model.Model, more ...assistant.Option) *assistant.Assistant[string] {
+	opts := append([]assistant.Option{assistant.WithModels(model.Fixed(chain...))}, more...)
 	if mw != nil {
 		opts = append(opts, assistant.WithMiddleware(*mw))
 	}
 	return assistant.New[string](name, opts...)
 }
+
+func tools(t ...tool.Tool) assistant.Option { return assistant.WithTools(t...) }
 
 // scripted is a model of the chain, with a script of its own: each run gets new ones.
 func scripted(name string, replies ...llmtest.Reply) []model.Model {
