@@ -200,7 +200,7 @@ func (p *probe) request(f requestFunc) requestFunc {
 
 func (p *probe) toolTurn(f toolTurnFunc) toolTurnFunc {
 	return func(ctx context.Context, turn *assistant.ToolTurn, next assistant.ToolTurnNext) ([]string, error) {
-		s := &step{what: fmt.Sprintf("ToolTurn step of %q's turn of %s", turn.Assistant, calls(len(turn.Calls)))}
+		s := &step{what: fmt.Sprintf("ToolTurn step of %q's turn of %s", turn.Assistant, callCount(len(turn.Calls)))}
 		p.mu.Lock()
 		for _, c := range turn.Calls {
 			p.record(turn.RunID, c.ID).turn = s
@@ -359,8 +359,8 @@ func textOf(res *assistant.Response) string {
 	return res.Text
 }
 
-// calls is "1 call", "2 calls", ...
-func calls(n int) string {
+// callCount is "1 call", "2 calls", ...
+func callCount(n int) string {
 	if n == 1 {
 		return "1 call"
 	}
