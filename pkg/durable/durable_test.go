@@ -309,9 +309,12 @@ func TestToolCallsOfATurnRunInParallelWithinTheBound(t *testing.T) {
 		opts  []durable.Option
 		calls int
 		want  int
+		hold  time.Duration
 	}{
-		{"by default", nil, 4, 4},
-		{"bounded", []durable.Option{durable.WithMaxParallelTools(2)}, 4, 2},
+		{"by default", nil, 4, 4, 3 * time.Second},
+		// Each call waits for all four to run at once, which the bound never lets happen: a
+		// while, then it returns and the next starts.
+		{"bounded", []durable.Option{durable.WithMaxParallelTools(2)}, 4, 2, 300 * time.Millisecond},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -321,7 +324,7 @@ func TestToolCallsOfATurnRunInParallelWithinTheBound(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			g := &gauge{want: tc.want}
+			g := &gauge{want: tc.calls, hold: tc.hold}
 			calls := make([]llms.ToolCall, tc.calls)
 			for i := range calls {
 				calls[i] = call(fmt.Sprintf("c%d", i), "slow", "{}")
@@ -347,12 +350,13 @@ func TestToolCallsOfATurnRunInParallelWithinTheBound(t *testing.T) {
 	}
 }
 
-// gauge is a tool that waits, for a while, until want calls run at once, and notes the most
-// that did.
+// gauge is a tool that waits, for hold at most, until want calls run at once, and notes the
+// most that did.
 type gauge struct {
 	mu        sync.Mutex
 	now, most int
 	want      int
+	hold      time.Duration
 	wait      chan struct{}
 }
 
@@ -372,7 +376,7 @@ func (g *gauge) enter(ctx context.Context) string {
 	if wait != nil {
 		select {
 		case <-wait:
-		case <-time.After(3 * time.Second):
+		case <-time.After(g.hold):
 		case <-ctx.Done():
 		}
 	}
