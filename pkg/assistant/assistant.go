@@ -80,9 +80,9 @@ func (a *Assistant[O]) Call(ctx context.Context, in Input) (*Response, error) {
 
 // planFor returns the plan of a run with opts: the assistant's own plan without options, or
 // one prepared for the run from a copy of the assistant's configuration with opts applied,
-// with the tools of its tool sets as they are now (see withToolSets). Only two options differ
-// per run: the instructions and the description cannot change, and limits merge with the
-// assistant's field by field.
+// with the tools of its tool sets as they are now (see withToolSets). Two options are not
+// applied as they are: the instructions and the description cannot change for one run, and
+// limits merge with the assistant's field by field.
 func (a *Assistant[O]) planFor(ctx context.Context, opts []Option) (*plan[O], error) {
 	if len(opts) == 0 {
 		return a.plan.withToolSets(ctx, a.plan)

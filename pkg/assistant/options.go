@@ -171,7 +171,7 @@ func WithCallOptions(opts ...llms.CallOption) Option {
 }
 
 // Options returns one Option that applies opts in order: for a package that sets several
-// things at once, such as otelcadre.Tracing (middleware and an event handler).
+// things at once (middleware and an event handler, say) and gives its users one Option.
 func Options(opts ...Option) Option {
 	opts = slices.Clone(opts)
 	return func(c *config) {

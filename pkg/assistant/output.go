@@ -10,7 +10,6 @@ import (
 
 	"github.com/cadrehq/cadre/internal/argshape"
 	"github.com/cadrehq/cadre/internal/jsonfind"
-	"github.com/cadrehq/cadre/pkg/callback"
 	"github.com/tmc/langchaingo/llms"
 )
 
@@ -21,7 +20,7 @@ func (r *run[O]) textAnswer(ctx context.Context, text string) (outcome, error) {
 	if err == nil {
 		return done, nil
 	}
-	if err := r.failed(ctx, text, err); err != nil {
+	if err := r.failed(text, err); err != nil {
 		return goOn, err
 	}
 	r.msgs = append(r.msgs, llms.MessageContent{Role: llms.ChatMessageTypeHuman, Parts: []llms.ContentPart{llms.TextContent{Text: r.correction(err)}}})
@@ -30,16 +29,13 @@ func (r *run[O]) textAnswer(ctx context.Context, text string) (outcome, error) {
 
 // failed notes an answer that could not be used and returns the *OutputError when it was
 // the second.
-func (r *run[O]) failed(ctx context.Context, raw string, err error) error {
+func (r *run[O]) failed(raw string, err error) error {
 	r.failures = append(r.failures, err)
 	r.raw = raw
 	if len(r.failures) >= 2 {
 		return &OutputError{Assistant: r.p.name, Raw: r.raw, Attempts: r.failures}
 	}
-	r.correcting = err
-	if r.state.handler != nil {
-		r.emit(ctx, callback.Event{Kind: callback.OutputCorrection, Model: r.res.Model, Result: raw, Err: err})
-	}
+	r.correcting = err // announced with the request that corrects it (see request)
 	return nil
 }
 

@@ -36,9 +36,10 @@ type plan[O any] struct {
 	reqOpts []llms.CallOption // for the chain's one model (WithModel) in its mode; nil with a resolver
 
 	tools      *toolTable
-	skills     *skillBook // nil without WithSkills
-	examples   *examples  // nil without WithExamples
-	roster     string     // the delegates, for the system prompt; "" for none
+	toolNext   ToolCallNext // callTool, made once: the innermost link of every run's tool-call chain
+	skills     *skillBook   // nil without WithSkills
+	examples   *examples    // nil without WithExamples
+	roster     string       // the delegates, for the system prompt; "" for none
 	out        *output
 	validators []func(context.Context, O) error
 	handler    callback.Handler
@@ -96,6 +97,7 @@ func newPlan[O any](name string, cfg config, base *plan[O], known ...*toolTable)
 	} else if p.examples, err = newExamples[O](cfg.examples, p.out); err != nil {
 		return nil, err
 	}
+	p.toolNext = p.callTool
 	p.roster = p.newRoster()
 	for _, v := range cfg.validators {
 		f, ok := v.(func(context.Context, O) error)

@@ -208,9 +208,8 @@ func (p *plan[O]) resume(ctx context.Context, paused *Paused, decisions map[stri
 	if paused.Chat != nil {
 		r.chat.id, r.chat.on = *paused.Chat, true // a new pause keeps a new state
 	}
-	return r.around(ctx, RunInfo{Resumed: true}, func(ctx context.Context) (*Result[O], error) {
-		return r.resumeTurn(ctx, paused, decisions)
-	})
+	r.turn, r.decisions = resumedTurn(paused.Calls), decisions
+	return r.around(ctx, RunInfo{Resumed: true})
 }
 
 // check reports what makes a paused state one that cannot be resumed, in it or in the states
@@ -237,9 +236,8 @@ func (p *Paused) check() error {
 }
 
 // resumeTurn answers the paused turn with the decisions, then goes on with the run.
-func (r *run[O]) resumeTurn(ctx context.Context, paused *Paused, decisions map[string]Decision) (*Result[O], error) {
-	r.turn, r.decisions = resumedTurn(paused.Calls), decisions
-	if r.turn.decide(decisions) {
+func (r *run[O]) resumeTurn(ctx context.Context) (*Result[O], error) {
+	if r.turn.decide(r.decisions) {
 		return r.pause(ctx)
 	}
 	ctx = r.treeContext(ctx)

@@ -31,11 +31,12 @@ type run[O any] struct {
 	chain []model.Model
 	opts  [][]llms.CallOption
 	mode  OutputMode
-	turns bool // a tool-turn middleware wraps the run's turns
-	// The middleware chains of the run's requests and tool calls, made once when the run has
-	// middleware: a request or a call then costs no closure.
+	// The middleware chains of the run's requests and tool calls, made once per run (a run
+	// without middleware has the steps themselves), and the request they send, which the run
+	// reuses: a request costs no allocation of its own.
 	sendNext RequestNext
 	callNext ToolCallNext
+	req      ModelRequest
 
 	// The conversation.
 	msgs      []llms.MessageContent
@@ -129,52 +130,67 @@ func (p *plan[O]) run(ctx context.Context, in Input) (*Result[O], error) {
 	r.first = len(r.msgs)
 	r.userPart[0] = llms.TextContent{Text: in.Prompt}
 	r.msgs = append(r.msgs, llms.MessageContent{Role: llms.ChatMessageTypeHuman, Parts: r.userPart[:]})
-	if len(r.state.mw) == 0 {
-		r.started(ctx)
-		return r.loop(ctx)
-	}
-	return r.around(ctx, RunInfo{Prompt: in.Prompt}, r.loop)
+	return r.around(ctx, RunInfo{Prompt: in.Prompt})
 }
 
-// started emits the run's RunStart event. The time is read for handlers only.
-func (r *run[O]) started(ctx context.Context) {
+// around takes the run through its chain: its events, outermost, then its callers' run
+// middleware and its own, then the run itself (body). Whatever the middleware does, the run's
+// RunStart is closed by a RunEnd or a RunError that says what the run returns.
+func (r *run[O]) around(ctx context.Context, info RunInfo) (*Result[O], error) {
 	if r.state.handler != nil {
 		r.start = time.Now()
 		r.emit(ctx, callback.Event{Kind: callback.RunStart})
 	}
-}
-
-// around starts the run: its RunStart event, then body inside the run middleware.
-func (r *run[O]) around(ctx context.Context, info RunInfo, body func(context.Context) (*Result[O], error)) (*Result[O], error) {
-	r.started(ctx)
-	if len(r.state.mw) == 0 {
-		return body(ctx)
-	}
-	r.turns = r.state.mw.has(wrapsTurns)
-	r.sendNext = r.state.mw.requests()
-	r.callNext = r.state.mw.toolCalls(func(ctx context.Context, call ToolCall) (string, error) {
-		out, err, _ := r.callTool(ctx, call.Tool, call.Arguments)
-		return out, err
-	})
 	info.Assistant, info.RunID, info.ParentRunID, info.Depth = r.p.name, r.state.id, r.parentID, r.state.depth
 	info.Provider = r.chain[0].Provider
+	resp, err := r.state.mw.run(ctx, 0, info, r)
 	var res *Result[O]
-	resp, err := r.state.mw.run(ctx, 0, info, func(ctx context.Context) (*Response, error) {
-		var err error
-		if res, err = body(ctx); res == nil {
-			return nil, err
-		}
-		return &res.Response, err
-	})
 	switch {
 	case resp == nil && err == nil:
-		return nil, fmt.Errorf("assistant %q: a run middleware returned no Response and no error: return next's, or a Response of its own", r.p.name)
+		err = fmt.Errorf("assistant %q: a run middleware returned no Response and no error: return next's, or a Response of its own", r.p.name)
 	case resp == nil:
-		return nil, err
-	case res != nil && resp == &res.Response:
-		return res, err
+	case resp == &r.res.Response:
+		res = &r.res
+	default:
+		res, err = r.answered(resp, err)
 	}
-	return r.answered(resp, err)
+	if r.state.handler != nil {
+		r.ended(ctx, res, err)
+	}
+	return res, err
+}
+
+// body is the innermost link of the run's chain: the run itself, from its first request, or
+// from the turn it resumes. Its Response is the run's Result's, or nil.
+func (r *run[O]) body(ctx context.Context) (*Response, error) {
+	var res *Result[O]
+	var err error
+	if r.turn != nil {
+		res, err = r.resumeTurn(ctx)
+	} else {
+		res, err = r.loop(ctx)
+	}
+	if res == nil {
+		return nil, err
+	}
+	return &res.Response, err
+}
+
+// ended emits the event that closes the run: RunError with err, or RunEnd.
+func (r *run[O]) ended(ctx context.Context, res *Result[O], err error) {
+	e := callback.Event{Kind: callback.RunEnd, Model: r.res.Model, Duration: time.Since(r.start)}
+	if res != nil {
+		e.Model, e.Result, e.Usage = res.Model, res.Text, res.Usage.Total
+	} else {
+		e.Usage = r.state.account.Report().Total
+	}
+	switch {
+	case err != nil:
+		e.Kind, e.Result, e.Err = callback.RunError, "", err
+	case res.Stop == StopPending:
+		e.Result = "(waiting for a person's decision)"
+	}
+	r.emit(ctx, e)
 }
 
 // answered makes the Result of a Response a run middleware gave without running the run. A
@@ -264,6 +280,7 @@ func (r *run[O]) open(ctx context.Context) (context.Context, error) {
 	if handler != nil || stream != nil || len(mw) > 0 {
 		r.state.id = rand.Text()
 	}
+	r.sendNext, r.callNext = mw.requests(), mw.toolCalls(p.toolNext)
 	return context.WithValue(ctx, runKey{}, &r.state), nil
 }
 
@@ -328,45 +345,14 @@ func (r *run[O]) generate(ctx context.Context) (model.Reply, *model.Model, error
 		if oerr != nil {
 			return model.Reply{}, nil, r.modelError(m, oerr)
 		}
-		if r.state.handler != nil {
-			r.emit(ctx, callback.Event{Kind: callback.ModelRequest, Model: m.Name, Attempt: r.attempt()})
-		}
-		r.requested = true
-		var start time.Time
-		if r.state.handler != nil {
-			start = time.Now()
-		}
-		var reply model.Reply
 		var s *streamer
 		if r.state.stream != nil {
 			s = r.streamer(m.Name, m.Shape == model.ShapeOpenAI)
 			opts = append(opts[:len(opts):len(opts)], llms.WithStreamingFunc(s.write))
 		}
-		if len(r.state.mw) == 0 {
-			reply, err = m.Generate(ctx, r.msgs, opts...)
-		} else {
-			req := &ModelRequest{Assistant: r.p.name, RunID: r.state.id, Model: *m, Messages: r.msgs, Options: opts, Attempt: r.attempt(),
-				Fallback: err, Correction: r.correcting}
-			// A reply a middleware gave counts as the request it answers, whatever it says.
-			reply, err = r.sendNext(ctx, req)
-			reply.Usage.Requests = 1
-		}
-		if s != nil && s.err != nil {
-			err = s.err // the stream function's, not a failure of the model
-		}
-		if err == nil && s != nil {
-			err = s.finish(ctx, reply.Text)
-		}
-		if err == nil {
-			r.res.Model, r.strict, r.correcting = m.Name, r.p.out.sendsStrict(*m), nil
-			r.state.account.Record(m.Name, reply.Usage)
-			if r.state.handler != nil {
-				r.emit(ctx, callback.Event{Kind: callback.ModelResponse, Model: m.Name, Duration: time.Since(start), Usage: reply.Usage})
-			}
+		var reply model.Reply
+		if reply, err = r.request(ctx, m, opts, err, s); err == nil {
 			return reply, m, nil
-		}
-		if r.state.handler != nil {
-			r.emit(ctx, callback.Event{Kind: callback.ModelError, Model: m.Name, Duration: time.Since(start), Err: err})
 		}
 		if ctx.Err() != nil {
 			return model.Reply{}, nil, fmt.Errorf("assistant %q: %w", r.p.name, ctx.Err())
@@ -379,6 +365,44 @@ func (r *run[O]) generate(ctx context.Context) (model.Reply, *model.Model, error
 		}
 	}
 	return model.Reply{}, nil, err // not reached: the chain is never empty
+}
+
+// request sends one request to model m through the run's chain — its events, outermost, then
+// the request middleware, then the model — and records the reply's usage. A request that asks
+// again for an answer that could not be used is announced first (OutputCorrection), now that
+// it goes: fallback is the error of the model tried before m in the same attempt.
+func (r *run[O]) request(ctx context.Context, m *model.Model, opts []llms.CallOption, fallback error, s *streamer) (model.Reply, error) {
+	r.req = ModelRequest{Assistant: r.p.name, RunID: r.state.id, Model: *m, Messages: r.msgs, Options: opts, Attempt: r.attempt(),
+		Fallback: fallback, Correction: r.correcting}
+	var start time.Time
+	if r.state.handler != nil {
+		if r.correcting != nil && fallback == nil {
+			r.emit(ctx, callback.Event{Kind: callback.OutputCorrection, Model: r.res.Model, Result: r.raw, Err: r.correcting})
+		}
+		r.emit(ctx, callback.Event{Kind: callback.ModelRequest, Model: m.Name, Attempt: r.req.Attempt})
+		start = time.Now()
+	}
+	r.requested = true
+	reply, err := r.sendNext(ctx, &r.req)
+	reply.Usage.Requests = 1 // a reply a middleware gave counts as the request it answers, whatever it says
+	if s != nil && s.err != nil {
+		err = s.err // the stream function's, not a failure of the model
+	}
+	if err == nil && s != nil {
+		err = s.finish(ctx, reply.Text)
+	}
+	if err != nil {
+		if r.state.handler != nil {
+			r.emit(ctx, callback.Event{Kind: callback.ModelError, Model: m.Name, Duration: time.Since(start), Err: err})
+		}
+		return reply, err
+	}
+	r.res.Model, r.strict, r.correcting = m.Name, r.p.out.sendsStrict(*m), nil
+	r.state.account.Record(m.Name, reply.Usage)
+	if r.state.handler != nil {
+		r.emit(ctx, callback.Event{Kind: callback.ModelResponse, Model: m.Name, Duration: time.Since(start), Usage: reply.Usage})
+	}
+	return reply, nil
 }
 
 // modelError is err of model m, as the run says it: always naming m as the chain names it,
@@ -480,17 +504,8 @@ func (r *run[O]) finish(ctx context.Context) (*Result[O], error) {
 	}
 	r.res.Messages = r.msgs[r.first:len(r.msgs):len(r.msgs)]
 	r.res.Usage = r.state.account.Report()
-	if err := r.saveChat(ctx); err != nil {
-		// The answer stands, with the error: it is the caller's to use or to retry saving.
-		if r.state.handler != nil {
-			r.emit(ctx, callback.Event{Kind: callback.RunError, Model: r.res.Model, Err: err, Duration: time.Since(r.start), Usage: r.res.Usage.Total})
-		}
-		return &r.res, err
-	}
-	if r.state.handler != nil {
-		r.emit(ctx, callback.Event{Kind: callback.RunEnd, Model: r.res.Model, Result: r.res.Text, Duration: time.Since(r.start), Usage: r.res.Usage.Total})
-	}
-	return &r.res, nil
+	// An error saving the chat comes with the answer: it is the caller's to use or to retry saving.
+	return &r.res, r.saveChat(ctx)
 }
 
 // fail ends the run with err, with the Result so far once a request was sent. A limit or the
@@ -505,19 +520,14 @@ func (r *run[O]) fail(ctx context.Context, err error) (*Result[O], error) {
 	if serr := r.saveChat(ctx); serr != nil {
 		err = errors.Join(err, serr)
 	}
-	report := r.state.account.Report()
-	var out *Result[O]
-	if r.requested {
-		var zero O
-		r.res.Output, r.res.Text, r.res.Stop = zero, "", StopError
-		r.res.Messages = r.msgs[r.first:len(r.msgs):len(r.msgs)]
-		r.res.Usage = report
-		out = &r.res
+	if !r.requested {
+		return nil, err
 	}
-	if r.state.handler != nil {
-		r.emit(ctx, callback.Event{Kind: callback.RunError, Model: r.res.Model, Err: err, Duration: time.Since(r.start), Usage: report.Total})
-	}
-	return out, err
+	var zero O
+	r.res.Output, r.res.Text, r.res.Stop = zero, "", StopError
+	r.res.Messages = r.msgs[r.first:len(r.msgs):len(r.msgs)]
+	r.res.Usage = r.state.account.Report()
+	return &r.res, err
 }
 
 // emit sends e to the run's handlers; callers check that there are any first.

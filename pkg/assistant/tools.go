@@ -21,25 +21,12 @@ const (
 	resultSkipped  = "skipped: the final answer was given in the same turn"
 )
 
-// execute runs the calls of todo — through the tool-turn middleware when there is any — and
-// returns their results, in todo's order.
+// execute runs the calls of todo through the run's tool-turn chain and returns their results,
+// in todo's order.
 func (r *run[O]) execute(ctx context.Context, t *turn, todo []int) ([]string, error) {
-	if !r.turns {
-		return r.runParallel(ctx, t, todo), nil
-	}
-	turn := &ToolTurn{Assistant: r.p.name, RunID: r.state.id, Calls: make([]ToolCall, len(todo))}
-	for k, i := range todo {
-		turn.Calls[k] = t.toolCall(i, r.state.id, r.p.name, r.p.tools)
-	}
-	turn.call = func(ctx context.Context, k int) string {
-		if k < 0 || k >= len(todo) {
-			return fmt.Sprintf("error: no call %d in a turn of %d", k, len(todo))
-		}
-		return r.call(ctx, t, todo[k])
-	}
-	results, err := r.state.mw.toolTurn(ctx, 0, turn, func(ctx context.Context, turn *ToolTurn) ([]string, error) {
-		return r.runParallel(ctx, t, todo), nil
-	})
+	t.todo, t.by = todo, r
+	t.step = ToolTurn{Assistant: r.p.name, RunID: r.state.id, t: t}
+	results, err := r.state.mw.toolTurn(ctx, 0, &t.step, t)
 	if err == nil && len(results) != len(todo) {
 		err = errResultCount(len(results), len(todo))
 	}
@@ -49,10 +36,12 @@ func (r *run[O]) execute(ctx context.Context, t *turn, todo []int) ([]string, er
 	return results, nil
 }
 
-// runParallel runs the calls of todo, at most maxParallel at once, and returns their results
-// in todo's order. The run's goroutine takes its share of the calls, so a turn of one call
-// starts no goroutine; runParallel returns when every call has.
-func (r *run[O]) runParallel(ctx context.Context, t *turn, todo []int) []string {
+// runParallel runs the calls of t.todo, at most maxParallel at once, and returns their results
+// in todo's order: the innermost link of the tool-turn chain. The run's goroutine takes its
+// share of the calls, so a turn of one call starts no goroutine; runParallel returns when
+// every call has.
+func (r *run[O]) runParallel(ctx context.Context, t *turn) []string {
+	todo := t.todo
 	results := make([]string, len(todo))
 	if len(todo) == 1 {
 		results[0] = r.call(ctx, t, todo[0])
@@ -81,16 +70,17 @@ func (r *run[O]) runParallel(ctx context.Context, t *turn, todo []int) []string 
 	return results
 }
 
-// call runs the turn's call i and returns what goes back to the model: the result, or an error
-// the model can act on. A delegated run that pauses in it is noted in the call (Nested); an
-// error that ends the run is kept for the turn (see toolShare).
+// call runs the turn's call i through the run's tool-call chain — its events, outermost, then
+// the tool-call middleware, then the tool — and returns what goes back to the model: the
+// result, or an error the model can act on. A delegated run that pauses in it is noted in the
+// call (Nested); an error that ends the run is kept for the turn (see toolShare).
 func (r *run[O]) call(ctx context.Context, t *turn, i int) string {
 	c := &t.calls[i]
-	name, args := c.Tool, c.Arguments
+	name := c.Tool
 	h := r.state.handler
 	var start time.Time
 	if h != nil {
-		r.emit(ctx, callback.Event{Kind: callback.ToolStart, Tool: name, CallID: c.ID, Args: args})
+		r.emit(ctx, callback.Event{Kind: callback.ToolStart, Tool: name, CallID: c.ID, Args: c.Arguments})
 		start = time.Now()
 	}
 	if t.resume != nil && t.resume[i] != nil {
@@ -99,14 +89,7 @@ func (r *run[O]) call(ctx context.Context, t *turn, i int) string {
 	if name == activateSkill && r.state.skills != nil {
 		ctx = context.WithValue(ctx, skillCallKey{}, i) // see turnSkills
 	}
-	var out string
-	var err error
-	var panicked bool
-	if len(r.state.mw) == 0 {
-		out, err, panicked = r.callTool(ctx, name, args)
-	} else {
-		out, err, panicked = r.callThrough(ctx, t.toolCall(i, r.state.id, r.p.name, r.p.tools))
-	}
+	out, err := r.callNext(ctx, r.toolCall(t, i))
 	if err == nil {
 		out = r.capResult(out)
 		if h != nil {
@@ -126,51 +109,48 @@ func (r *run[O]) call(ctx context.Context, t *turn, i int) string {
 	}
 	out = r.capResult("error: " + err.Error())
 	if h != nil {
-		r.emit(ctx, callback.Event{Kind: callback.ToolError, Tool: name, CallID: c.ID, Result: out, Err: err, Panic: panicked, Duration: time.Since(start)})
+		var pe *panicError
+		r.emit(ctx, callback.Event{Kind: callback.ToolError, Tool: name, CallID: c.ID, Result: out, Err: err, Panic: errors.As(err, &pe), Duration: time.Since(start)})
 	}
 	return out
 }
 
-// callThrough calls the tool through the tool-call middleware.
-func (r *run[O]) callThrough(ctx context.Context, call ToolCall) (out string, err error, panicked bool) {
-	out, err = r.callNext(ctx, call)
-	if err != nil {
-		var pe *panicError
-		panicked = errors.As(err, &pe)
-	}
-	return out, err, panicked
+// toolCall is call i of t as a tool-call middleware and an approver see it.
+func (r *run[O]) toolCall(t *turn, i int) ToolCall {
+	c := &t.calls[i]
+	return ToolCall{RunID: r.state.id, Assistant: r.p.name, ID: c.ID, Tool: c.Tool, Arguments: c.Arguments, Delegated: r.p.tools.delegates(c.Tool)}
 }
 
-// callTool finds, checks and calls the tool.
-func (r *run[O]) callTool(ctx context.Context, name, args string) (out string, err error, panicked bool) {
-	e, ok := r.p.tools.byName[name]
+// callTool finds, checks and calls the tool: the innermost link of the tool-call chain.
+func (p *plan[O]) callTool(ctx context.Context, call ToolCall) (out string, err error) {
+	name, args := call.Tool, call.Arguments
+	e, ok := p.tools.byName[name]
 	if !ok {
-		if r.p.tools.names == "" {
-			return "", fmt.Errorf("there is no tool named %q, and no tool is available: answer without tools", name), false
+		if p.tools.names == "" {
+			return "", fmt.Errorf("there is no tool named %q, and no tool is available: answer without tools", name)
 		}
-		return "", fmt.Errorf("there is no tool named %q; the available tools are: %s", name, r.p.tools.names), false
+		return "", fmt.Errorf("there is no tool named %q; the available tools are: %s", name, p.tools.names)
 	}
 	if err := ctx.Err(); err != nil {
-		return "", fmt.Errorf("not run: %w", err), false
+		return "", fmt.Errorf("not run: %w", err)
 	}
 	if strings.TrimSpace(args) == "" {
 		args = "{}"
 	}
 	data := []byte(args)
 	if err := e.schema.Validate(data); err != nil {
-		return "", fmt.Errorf("invalid arguments for %q: %v\nCall %s again with arguments that match its JSON Schema: %s", name, err, name, e.hint), false
+		return "", fmt.Errorf("invalid arguments for %q: %v\nCall %s again with arguments that match its JSON Schema: %s", name, err, name, e.hint)
 	}
 	defer func() {
 		if v := recover(); v != nil {
-			out, panicked = "", true
-			err = &panicError{tool: name, value: v, stack: debug.Stack()}
+			out, err = "", &panicError{tool: name, value: v, stack: debug.Stack()}
 		}
 	}()
 	out, err = e.tool.Call(ctx, data)
 	if err != nil && errors.Is(err, tool.ErrInvalidArgs) {
 		err = fmt.Errorf("%w\nCall %s again with arguments that match its JSON Schema: %s", err, name, e.hint)
 	}
-	return out, err, false
+	return out, err
 }
 
 // panicError is a recovered panic of a tool. The model sees the panic's value; a handler of

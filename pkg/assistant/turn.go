@@ -26,6 +26,39 @@ const (
 type turn struct {
 	calls  []PausedCall
 	resume []*Paused // by call, while it runs: the paused delegated run a call resumes
+
+	// While the calls run (see run.execute): which, by whom, and the turn as tool-turn
+	// middleware sees it.
+	todo []int
+	by   turnRunner
+	step ToolTurn
+}
+
+// turnRunner is the run that runs a turn's calls.
+type turnRunner interface {
+	call(ctx context.Context, t *turn, i int) string
+	toolCall(t *turn, i int) ToolCall
+	runParallel(ctx context.Context, t *turn) []string
+}
+
+// describe gives the turn's ToolTurn its calls, for the first tool-turn middleware to see
+// them: a run without one does not make them.
+func (t *turn) describe() {
+	if t.step.Calls != nil {
+		return
+	}
+	t.step.Calls = make([]ToolCall, len(t.todo))
+	for k, i := range t.todo {
+		t.step.Calls[k] = t.by.toolCall(t, i)
+	}
+}
+
+// callOf runs the turn's k-th call of todo (ToolTurn.Call).
+func (t *turn) callOf(ctx context.Context, k int) string {
+	if k < 0 || k >= len(t.todo) {
+		return fmt.Sprintf("error: no call %d in a turn of %d", k, len(t.todo))
+	}
+	return t.by.call(ctx, t, t.todo[k])
 }
 
 // newTurn makes the turn of a model's tool calls: every call queued.
@@ -125,12 +158,6 @@ func (t *turn) settle(todo []int, results []string, ending bool) bool {
 	return pause
 }
 
-// toolCall is call i as a tool-call middleware and an approver see it; tools are the run's.
-func (t *turn) toolCall(i int, runID, assistant string, tools *toolTable) ToolCall {
-	c := &t.calls[i]
-	return ToolCall{RunID: runID, Assistant: assistant, ID: c.ID, Tool: c.Tool, Arguments: c.Arguments, Delegated: tools.delegates(c.Tool)}
-}
-
 // paused returns the turn as a paused state keeps it.
 func (t *turn) paused() []PausedCall { return slices.Clone(t.calls) }
 
@@ -161,7 +188,7 @@ func (r *run[O]) toolTurn(ctx context.Context, calls []llms.ToolCall) (outcome, 
 		}
 		t.answer(final, "error: your "+finalResult+" arguments could not be used: "+err.Error()+
 			"\nCall "+finalResult+" again with arguments that match its JSON Schema: "+string(compact(r.p.out.final.JSON())))
-		if ferr := r.failed(ctx, args, err); ferr != nil {
+		if ferr := r.failed(args, err); ferr != nil {
 			r.countUnrun(t.answerRest("not run: the run ended"))
 			r.appendResults(t)
 			return goOn, ferr
@@ -191,7 +218,7 @@ func (r *run[O]) approve(ctx context.Context, t *turn) (bool, error) {
 		if c.State != callQueued || !r.p.needsApproval(c.Tool) {
 			continue
 		}
-		d, err := r.p.cfg.approver.Approve(ctx, t.toolCall(i, r.state.id, r.p.name, r.p.tools))
+		d, err := r.p.cfg.approver.Approve(ctx, r.toolCall(t, i))
 		if err != nil {
 			return false, fmt.Errorf("assistant %q: approving a call of %q: %w", r.p.name, c.Tool, err)
 		}
