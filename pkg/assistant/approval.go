@@ -159,7 +159,7 @@ func (r *run[O]) pause(ctx context.Context) (*Result[O], error) {
 		return r.failPause(ctx, fmt.Errorf("assistant %q: keeping the paused run: %w", r.p.name, err))
 	}
 	p := &Paused{Assistant: r.p.name, Messages: msgs, First: r.first, Calls: r.turn.paused(),
-		Usage: r.state.account.Report(), Model: r.res.Model, Failures: len(r.failures)}
+		Usage: r.state.account.Report(), Model: r.res.Model, Failures: len(r.answers.failures)}
 	if r.chat.on {
 		id := r.chat.id
 		p.Chat = &id

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/cadrehq/cadre/pkg/callback"
 	"github.com/cadrehq/cadre/pkg/model"
 	"github.com/cadrehq/cadre/pkg/usage"
 )
@@ -111,31 +110,6 @@ func (a *Assistant[O]) planFor(ctx context.Context, opts []Option) (*plan[O], er
 		return nil, fmt.Errorf("assistant %q: run options: %w", a.name, err)
 	}
 	return p.withToolSets(ctx, a.plan)
-}
-
-// runState is what a run passes down its context to the runs it delegates to.
-type runState struct {
-	id      string
-	account *usage.Account
-	handler callback.Handler
-	stream  StreamFunc
-	mw      chain       // the middleware of its callers, then its own
-	depth   int         // 0 for a top run
-	tree    *tree       // shared by every run of the tree
-	skills  *turnSkills // for the activate_skill calls of the turn that runs; nil without any
-}
-
-// tree is what the runs of one delegation tree share.
-type tree struct {
-	cancel   context.CancelCauseFunc // ends every run of the tree, with the cause
-	maxDepth int                     // the top run's
-}
-
-type runKey struct{}
-
-func runFrom(ctx context.Context) *runState {
-	s, _ := ctx.Value(runKey{}).(*runState)
-	return s
 }
 
 // resolve returns the run's model chain.

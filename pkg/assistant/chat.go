@@ -28,6 +28,16 @@ func WithHistoryWindow(w chat.Window) Option {
 	return func(c *config) { c.window = w }
 }
 
+// chatSession is the chat a run continues, when it is in one.
+type chatSession struct {
+	id    chat.ID
+	on    bool // the run is in a chat kept by the assistant's store
+	saved bool // the run's messages were appended to it (or kept in its paused state)
+	// skills are the skills activated anywhere in the chat's history (WithSkills), found
+	// before the history window is applied.
+	skills map[string]bool
+}
+
 // saveTimeout bounds saving a run's messages once the run's own context is done.
 const saveTimeout = 10 * time.Second
 

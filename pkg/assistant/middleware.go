@@ -2,7 +2,6 @@ package assistant
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/cadrehq/cadre/pkg/model"
 	"github.com/tmc/langchaingo/llms"
@@ -162,35 +161,4 @@ func (c chain) requests() RequestNext {
 // send sends req to its model.
 func send(ctx context.Context, req *ModelRequest) (model.Reply, error) {
 	return req.Model.Generate(ctx, req.Messages, req.Options...)
-}
-
-// toolTurn calls the tool-turn middleware from i on, then runs the calls of t in parallel:
-// whatever turn a middleware passes on, the calls that run are the run's turn's.
-func (c chain) toolTurn(ctx context.Context, i int, turn *ToolTurn, t *turn) ([]string, error) {
-	for ; i < len(c); i++ {
-		if f := c[i].ToolTurn; f != nil {
-			t.describe()
-			rest := i + 1
-			return f(ctx, turn, func(ctx context.Context, turn *ToolTurn) ([]string, error) { return c.toolTurn(ctx, rest, turn, t) })
-		}
-	}
-	return t.by.runParallel(ctx, t), nil
-}
-
-// toolCalls returns the chain's tool-call middleware, outermost first, ending in last: made
-// once per run.
-func (c chain) toolCalls(last ToolCallNext) ToolCallNext {
-	next := last
-	for i := len(c) - 1; i >= 0; i-- {
-		if f := c[i].ToolCall; f != nil {
-			inner := next
-			next = func(ctx context.Context, call ToolCall) (string, error) { return f(ctx, call, inner) }
-		}
-	}
-	return next
-}
-
-// errResultCount is the error of a tool-turn middleware that returns a wrong number of results.
-func errResultCount(got, want int) error {
-	return fmt.Errorf("a tool-turn middleware returned %d results for %d calls: it must return one per call, in order", got, want)
 }

@@ -36,10 +36,9 @@ type plan[O any] struct {
 	reqOpts []llms.CallOption // for the chain's one model (WithModel) in its mode; nil with a resolver
 
 	tools      *toolTable
-	toolNext   ToolCallNext // callTool, made once: the innermost link of every run's tool-call chain
-	skills     *skillBook   // nil without WithSkills
-	examples   *examples    // nil without WithExamples
-	roster     string       // the delegates, for the system prompt; "" for none
+	skills     *skillBook // nil without WithSkills
+	examples   *examples  // nil without WithExamples
+	roster     string     // the delegates, for the system prompt; "" for none
 	out        *output
 	validators []func(context.Context, O) error
 	handler    callback.Handler
@@ -97,7 +96,6 @@ func newPlan[O any](name string, cfg config, base *plan[O], known ...*toolTable)
 	} else if p.examples, err = newExamples[O](cfg.examples, p.out); err != nil {
 		return nil, err
 	}
-	p.toolNext = p.callTool
 	p.roster = p.newRoster()
 	for _, v := range cfg.validators {
 		f, ok := v.(func(context.Context, O) error)
@@ -330,7 +328,8 @@ func newOutput[O any]() (*output, error) {
 type toolTable struct {
 	list   []*toolEntry
 	byName map[string]*toolEntry
-	names  string // "a, b, c": for a model that calls a tool that does not exist
+	names  string       // "a, b, c": for a model that calls a tool that does not exist
+	run    ToolCallNext // call, made once: the innermost link of every tool-call chain
 }
 
 type toolEntry struct {
@@ -372,7 +371,7 @@ func newToolTable(tools []tool.Tool, reserveFinal bool, known ...*toolTable) (*t
 		t.byName[name] = e
 		names = append(names, name)
 	}
-	t.names = strings.Join(names, ", ")
+	t.names, t.run = strings.Join(names, ", "), t.call
 	return t, nil
 }
 

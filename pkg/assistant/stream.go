@@ -48,14 +48,6 @@ func joinStreamFuncs(a, b StreamFunc) StreamFunc {
 	}
 }
 
-// joinStreams is the stream of a run: its caller's, then its own.
-func joinStreams(up *runState, own StreamFunc) StreamFunc {
-	if up == nil {
-		return own
-	}
-	return joinStreamFuncs(up.stream, own)
-}
-
 // streamer streams one request's text.
 type streamer struct {
 	f        StreamFunc
@@ -68,7 +60,7 @@ type streamer struct {
 func (r *run[O]) streamer(model string, toolJSON bool) *streamer {
 	return &streamer{
 		f:        r.state.stream,
-		base:     Chunk{RunID: r.state.id, ParentRunID: r.parentID, Assistant: r.p.name, Model: model},
+		base:     Chunk{RunID: r.state.id, ParentRunID: r.state.parentID, Assistant: r.p.name, Model: model},
 		toolJSON: toolJSON,
 	}
 }
