@@ -8,7 +8,6 @@ import (
 	"github.com/cadrehq/cadre/pkg/callback"
 	"github.com/cadrehq/cadre/pkg/chat"
 	"github.com/cadrehq/cadre/pkg/model"
-	"github.com/cadrehq/cadre/pkg/skill"
 	"github.com/cadrehq/cadre/pkg/tool"
 	"github.com/cadrehq/cadre/pkg/usage"
 	"github.com/tmc/langchaingo/llms"
@@ -57,8 +56,6 @@ type config struct {
 	approvalTools []string
 
 	middleware []Middleware
-
-	skills []*skill.Skill
 
 	varsFunc   VarsFunc
 	parseInput InputParser

@@ -54,40 +54,53 @@ func (p *plan[O]) run(ctx context.Context, in Input) (*Result[O], error) {
 	if err != nil {
 		return nil, err
 	}
-	system, err := p.systemMessage(in.Vars, r.models.mode)
+	system, err := p.systemMessage(in.Vars, r.models.mode, "")
 	if err != nil {
 		return nil, err
 	}
-	stored, err := r.loadChat(ctx)
+	history, stored, err := r.loadChat(ctx)
 	if err != nil {
 		return nil, err
 	}
-	ctx, err = r.open(ctx)
-	if err != nil {
+	r.lay(stored, in.History, in.Prompt)
+	if len(p.prompters) > 0 {
+		if system, err = r.prompted(ctx, in.Vars, history); err != nil {
+			return nil, err
+		}
+	}
+	if system.Parts != nil {
+		r.msgs[0] = system
+	} else {
+		r.msgs, r.first = r.msgs[1:], r.first-1
+	}
+	if ctx, err = r.open(ctx); err != nil {
 		return nil, err
 	}
 	defer r.closeTree()
-	if p.skills != nil {
-		system = r.openSkills(system, r.chat.skills, stored, in.History)
-	}
-	r.lay(system, stored, in.History, in.Prompt)
 	return r.around(ctx, RunInfo{Prompt: in.Prompt})
 }
 
-// lay lays out the run's messages: the system prompt, the examples, the chat's history and
-// the caller's, then the user's turn.
-func (r *run[O]) lay(system llms.MessageContent, stored, history []llms.MessageContent, prompt string) {
+// prompted returns the system message of a run with what its tool sets write in it, from the
+// chat's history and the messages the run sends.
+func (r *run[O]) prompted(ctx context.Context, vars map[string]any, history []llms.MessageContent) (llms.MessageContent, error) {
+	extra, err := r.p.prompt(ctx, history, r.msgs[1:])
+	if err != nil {
+		return llms.MessageContent{}, err
+	}
+	return r.p.systemMessage(vars, r.models.mode, extra)
+}
+
+// lay lays out the run's messages: room for the system prompt, the examples, the chat's
+// history and the caller's, then the user's turn.
+func (r *run[O]) lay(stored, history []llms.MessageContent, prompt string) {
 	var shots []llms.MessageContent
 	if r.p.examples != nil {
 		shots = r.p.examples.messages(r.models.mode, r.p.out)
 	}
 	if n := len(shots) + len(stored) + len(history) + 2; n <= len(r.room.msgs)-1 {
-		r.msgs = r.room.msgs[:0] // room for the answer too; a longer run moves to a slice of 8
+		r.msgs = r.room.msgs[:1] // room for the answer too; a longer run moves to a slice of 8
 	} else {
-		r.msgs = make([]llms.MessageContent, 0, n+6)
-	}
-	if system.Parts != nil {
-		r.msgs = append(r.msgs, system)
+		r.msgs = make([]llms.MessageContent, 1, n+6)
 	}
 	r.msgs = append(r.msgs, shots...)
 	r.msgs = append(r.msgs, stored...)

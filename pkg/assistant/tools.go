@@ -11,6 +11,7 @@ import (
 
 	"github.com/cadrehq/cadre/pkg/callback"
 	"github.com/cadrehq/cadre/pkg/tool"
+	"github.com/tmc/langchaingo/llms"
 )
 
 // toolRunner runs the calls of a run's turns (turn.go decides which): each through the run's
@@ -24,10 +25,11 @@ type toolRunner struct {
 	maxResult int // bytes of a result, at most (WithMaxToolResult)
 }
 
-// execute runs the calls todo of t through the run's tool-turn chain and returns their
-// results, in todo's order. An error of a call that ends the run is left in the call (fatal).
-func (x *toolRunner) execute(ctx context.Context, t *turn, todo []int) ([]string, error) {
-	t.todo, t.by = todo, x
+// execute runs the calls todo of t, made in the run's messages so far msgs, through the run's
+// tool-turn chain and returns their results, in todo's order. An error of a call that ends the
+// run is left in the call (fatal).
+func (x *toolRunner) execute(ctx context.Context, t *turn, todo []int, msgs []llms.MessageContent) ([]string, error) {
+	t.todo, t.by, t.msgs = todo, x, msgs[:len(msgs):len(msgs)]
 	t.step = ToolTurn{Assistant: x.run.assistant, RunID: x.run.id, t: t}
 	results, err := x.run.mw.toolTurn(ctx, 0, &t.step, t)
 	if err == nil && len(results) != len(todo) {
@@ -78,8 +80,8 @@ func (x *toolRunner) runAll(ctx context.Context, t *turn) []string {
 }
 
 // call runs call i of t inside its events (outermost) and through the run's tool-call chain,
-// and returns what goes back to the model: the tool's result, or an error the model can act
-// on, cut to the cap. A delegated run that pauses in it is kept in the call (Nested), and so
+// with the call in its context (tool.CallOf), and returns what goes back to the model: the
+// tool's result, or an error the model can act on, cut to the cap. A delegated run that pauses in it is kept in the call (Nested), and so
 // is an error that ends the run (fatal).
 func (x *toolRunner) call(ctx context.Context, t *turn, i int) string {
 	c := &t.calls[i]
@@ -91,10 +93,8 @@ func (x *toolRunner) call(ctx context.Context, t *turn, i int) string {
 	if c.resume != nil {
 		ctx = withResume(ctx, &resumeInfo{by: x.run, paused: c.resume, decisions: t.decisions})
 	}
-	if c.Tool == activateSkill && x.run.skills != nil {
-		ctx = context.WithValue(ctx, skillCallKey{}, i) // see turnSkills
-	}
-	out, err := x.next(ctx, x.toolCall(t, i))
+	c.ctx = tool.Call{ID: c.ID, Messages: t.msgs}
+	out, err := x.next(tool.WithCall(ctx, &c.ctx), x.toolCall(t, i))
 	if err != nil {
 		out = "error: " + err.Error()
 		c.Nested, c.fatal = x.failed(ctx, err)

@@ -24,8 +24,7 @@ type runState struct {
 	handler   callback.Handler
 	stream    StreamFunc
 	mw        chain
-	start     time.Time   // when the run started, for its handlers' events
-	skills    *turnSkills // for the activate_skill calls of the turn that runs; nil without any
+	start     time.Time // when the run started, for its handlers' events
 }
 
 // tree is what the runs of one delegation tree share.
@@ -101,12 +100,6 @@ func (r *run[O]) closeTree() {
 	if r.ownTree.cancel != nil {
 		r.ownTree.cancel(nil)
 	}
-}
-
-// endsTree reports whether a tool's error must end the run instead of going back to the model:
-// a limit reached in a run it delegated to, the depth limit, or the run's own cancellation.
-func endsTree(ctx context.Context, err error) bool {
-	return endsTreeCause(err) || ctx.Err() != nil
 }
 
 // endsTreeCause reports whether err ends a whole delegation tree wherever it happens: a limit,

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/cadrehq/cadre/pkg/tool"
 	"github.com/tmc/langchaingo/llms"
 )
 
@@ -25,21 +26,24 @@ type turn struct {
 	calls     []call
 	decisions map[string]Decision // a resumed turn's: the delegated runs its calls resume take theirs
 
-	// While its calls run: which (indexes of calls), by what, the turn as tool-turn middleware
-	// sees it, and the helpers of runAll with the count of the calls they took.
+	// While its calls run: which (indexes of calls), by what, in which messages, the turn as
+	// tool-turn middleware sees it, and the helpers of runAll with the count of the calls they
+	// took.
 	todo    []int
 	by      *toolRunner
+	msgs    []llms.MessageContent
 	step    ToolTurn
 	helpers sync.WaitGroup
 	taken   atomic.Int64
 }
 
 // call is one call of a turn: its state as a paused run keeps it, and while it runs, the
-// paused delegated run it resumes and the error of its that ends the run. While a turn's calls
-// run, each goroutine writes only its own call.
+// paused delegated run it resumes, what its context holds of it, and the error of its that
+// ends the run. While a turn's calls run, each goroutine writes only its own call.
 type call struct {
 	PausedCall
 	resume *Paused
+	ctx    tool.Call
 	fatal  error
 }
 
@@ -281,13 +285,10 @@ func (r *run[O]) runCalls(ctx context.Context, t *turn) (outcome, error) {
 		return goOn, err
 	}
 	r.countUnrun(denied)
-	if r.p.skills != nil {
-		r.state.skills = r.p.skillsFor(t, r.msgs)
-	}
 	var err error
 	if len(todo) > 0 {
 		var results []string
-		if results, err = r.calls.execute(ctx, t, todo); err != nil {
+		if results, err = r.calls.execute(ctx, t, todo, r.msgs); err != nil {
 			t.answerRest("not run: the run ended: " + err.Error())
 		} else if pause, fatal := t.settle(todo, results); pause {
 			r.turn = t
