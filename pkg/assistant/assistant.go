@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/cadrehq/cadre/pkg/model"
-	"github.com/cadrehq/cadre/pkg/usage"
 )
 
 // Assistant is a model with instructions, tools and an output type O. Run sends the user's
@@ -79,15 +78,14 @@ func (a *Assistant[O]) Call(ctx context.Context, in Input) (*Response, error) {
 
 // planFor returns the plan of a run with opts: the assistant's own plan without options, or
 // one prepared for the run from a copy of the assistant's configuration with opts applied,
-// with the tools of its tool sets as they are now (see withToolSets). Two options are not
-// applied as they are: the instructions and the description cannot change for one run, and
-// limits merge with the assistant's field by field.
+// with the tools of its tool sets as they are now (see withToolSets). The instructions and the
+// description cannot change for one run.
 func (a *Assistant[O]) planFor(ctx context.Context, opts []Option) (*plan[O], error) {
 	if len(opts) == 0 {
 		return a.plan.withToolSets(ctx, a.plan)
 	}
 	cfg := a.cfg // options append to copies of its slices and maps (see each option)
-	cfg.instructionsSet, cfg.descriptionSet, cfg.limits = false, false, nil
+	cfg.instructionsSet, cfg.descriptionSet = false, false
 	for _, o := range opts {
 		if o != nil {
 			o(&cfg)
@@ -100,11 +98,6 @@ func (a *Assistant[O]) planFor(ctx context.Context, opts []Option) (*plan[O], er
 		return nil, fmt.Errorf("assistant %q: WithDescription cannot be given for one run: the description is fixed by New", a.name)
 	}
 	cfg.instructions, cfg.description = a.cfg.instructions, a.cfg.description
-	if cfg.limits != nil {
-		cfg.limits = mergeLimits(a.cfg.limits, *cfg.limits)
-	} else {
-		cfg.limits = a.cfg.limits
-	}
 	p, err := newPlan[O](a.name, cfg, a.plan, a.plan.tools)
 	if err != nil {
 		return nil, fmt.Errorf("assistant %q: run options: %w", a.name, err)
@@ -150,27 +143,3 @@ type Runner[O any] interface {
 }
 
 var _ Runner[string] = (*Assistant[string])(nil)
-
-// mergeLimits returns base with each non-zero field of run in its place: a run's limits
-// change the fields they set and keep the assistant's others.
-func mergeLimits(base *usage.Limits, run usage.Limits) *usage.Limits {
-	if base == nil {
-		return &run
-	}
-	l := *base
-	for _, f := range []struct {
-		dst *int
-		v   int
-	}{
-		{&l.MaxRequests, run.MaxRequests},
-		{&l.MaxToolCalls, run.MaxToolCalls},
-		{&l.MaxInputTokens, run.MaxInputTokens},
-		{&l.MaxOutputTokens, run.MaxOutputTokens},
-		{&l.MaxTotalTokens, run.MaxTotalTokens},
-	} {
-		if f.v != 0 {
-			*f.dst = f.v
-		}
-	}
-	return &l
-}

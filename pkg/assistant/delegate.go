@@ -70,7 +70,7 @@ func AsTool[I, O any](r Runner[O], opts ...ToolOption) tool.Tool {
 	}
 	t.schema = args.JSON()
 	t.textIn = in.Kind() == reflect.String
-	t.fields = propertyNames(args.JSON())
+	t.fields = args.Properties()
 	out := reflect.TypeFor[O]()
 	t.textOut = out.Kind() == reflect.String
 	if t.textOut || !argshape.IsObjectType(out) {
@@ -186,18 +186,3 @@ type typedAgentTool[I, O any] struct {
 }
 
 func (t *typedAgentTool[I, O]) OutputSchema() json.RawMessage { return t.output }
-
-// propertyNames returns the top-level property names of an object schema.
-func propertyNames(doc json.RawMessage) []string {
-	var s struct {
-		Properties map[string]json.RawMessage `json:"properties"`
-	}
-	if json.Unmarshal(doc, &s) != nil {
-		return nil
-	}
-	names := make([]string, 0, len(s.Properties))
-	for n := range s.Properties {
-		names = append(names, n)
-	}
-	return names
-}

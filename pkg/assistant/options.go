@@ -125,8 +125,26 @@ func overVars(base, over map[string]any) map[string]any {
 // WithLimits bounds the run and every run it delegates to. Where the context carries no
 // usage.Ledger, a run creates one with these limits (or the defaults: 50 requests, 200 tool
 // calls); where it does, these limits bound this run's subtree in addition to the ledger's.
+// Given again, or for one run, it changes the limits it sets (its fields that are not zero)
+// and keeps the others.
 func WithLimits(l usage.Limits) Option {
-	return func(c *config) { c.limits = &l }
+	return func(c *config) {
+		if c.limits == nil {
+			c.limits = &l
+			return
+		}
+		merged := *c.limits // a copy: the limits found may be the assistant's
+		for _, f := range []struct{ dst, v *int }{
+			{&merged.MaxRequests, &l.MaxRequests}, {&merged.MaxToolCalls, &l.MaxToolCalls},
+			{&merged.MaxInputTokens, &l.MaxInputTokens}, {&merged.MaxOutputTokens, &l.MaxOutputTokens},
+			{&merged.MaxTotalTokens, &l.MaxTotalTokens},
+		} {
+			if *f.v != 0 {
+				*f.dst = *f.v
+			}
+		}
+		c.limits = &merged
+	}
 }
 
 // OutputMode is how the model is asked for an answer of the output type.

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"iter"
 	"reflect"
 	"strings"
 
@@ -97,7 +96,7 @@ func (r *run[O]) correction(err error) string {
 }
 
 // parse takes a text answer into the run's Result: the first JSON value in it that is a valid
-// O (see jsonCandidates), or, in tool mode, valid final_result arguments written as text.
+// O (see jsonfind.Candidates), or, in tool mode, valid final_result arguments written as text.
 // When none is, the error is the one of the largest candidate, most likely the answer meant.
 func (r *run[O]) parse(ctx context.Context, text string) error {
 	out := r.p.out
@@ -124,7 +123,7 @@ func (r *run[O]) parse(ctx context.Context, text string) error {
 	}
 	var first error
 	largest := 0 // a candidate is never empty
-	for data := range jsonCandidates(text) {
+	for data := range jsonfind.Candidates(text) {
 		err := out.schema.Validate([]byte(data))
 		if err != nil && out.wrapped && out.final.Validate([]byte(data)) == nil {
 			return r.takeFinal(ctx, data)
@@ -194,52 +193,4 @@ func (r *run[O]) validate(ctx context.Context, out O) error {
 		}
 	}
 	return nil
-}
-
-// jsonCandidates yields the JSON values in a model's answer, most likely first: the whole
-// answer, the fenced code blocks that hold JSON, then each object or array in the surrounding
-// prose (a citation like "[1]" may come before the answer), found in time linear in the
-// answer's length (see jsonfind). Within a whole answer that is an object or an array, the
-// values it holds are candidates too: an answer may wrap the one meant.
-func jsonCandidates(text string) iter.Seq[string] {
-	return func(yield func(string) bool) {
-		s := strings.TrimSpace(text)
-		if s == "" {
-			return
-		}
-		prose := s
-		if json.Valid([]byte(s)) {
-			if !yield(s) {
-				return
-			}
-			if s[0] == '{' || s[0] == '[' {
-				prose = s[1:]
-			}
-		}
-		for rest := s; ; {
-			_, fenced, ok := strings.Cut(rest, "```")
-			if !ok {
-				break
-			}
-			_, body, ok := strings.Cut(fenced, "\n") // after the fence's info string
-			if !ok {
-				break
-			}
-			block, after, closed := strings.Cut(body, "```") // a block left open ends the answer
-			if block = strings.TrimSpace(block); block != "" && json.Valid([]byte(block)) {
-				if !yield(block) {
-					return
-				}
-			}
-			if !closed {
-				break
-			}
-			rest = after
-		}
-		for v := range jsonfind.Values(prose) {
-			if !yield(v) {
-				return
-			}
-		}
-	}
 }

@@ -306,7 +306,7 @@ func newOutput[O any]() (*output, error) {
 		}
 		out.wrapped = true
 	}
-	out.strictOK = closedObjects(out.final.Strict())
+	out.strictOK = out.final.StrictClosed()
 	out.hint = string(s.JSON())
 	out.prompt = "Answer with only a JSON value that matches this JSON Schema, without any other text:\n" + out.hint
 	return out, nil
@@ -382,34 +382,4 @@ func compact(doc json.RawMessage) []byte {
 		return doc
 	}
 	return b.Bytes()
-}
-
-// closedObjects reports whether every additionalProperties in a schema document is false.
-func closedObjects(doc json.RawMessage) bool {
-	var v any
-	if json.Unmarshal(doc, &v) != nil {
-		return false
-	}
-	var walk func(any) bool
-	walk = func(v any) bool {
-		switch v := v.(type) {
-		case map[string]any:
-			if ap, ok := v["additionalProperties"]; ok && ap != false {
-				return false
-			}
-			for _, x := range v {
-				if !walk(x) {
-					return false
-				}
-			}
-		case []any:
-			for _, x := range v {
-				if !walk(x) {
-					return false
-				}
-			}
-		}
-		return true
-	}
-	return walk(v)
 }

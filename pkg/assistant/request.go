@@ -32,7 +32,7 @@ func (r *run[O]) generate(ctx context.Context) (model.Reply, *model.Model, error
 		}
 		var s *streamer
 		if r.state.stream != nil {
-			s = r.streamer(m.Name, m.Shape == model.ShapeOpenAI)
+			s = r.streamer(m)
 			opts = append(opts[:len(opts):len(opts)], llms.WithStreamingFunc(s.write))
 		}
 		var reply model.Reply
