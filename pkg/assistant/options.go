@@ -37,7 +37,6 @@ type config struct {
 	vars     map[string]any
 	limits   *usage.Limits
 	mode     OutputMode
-	modeSet  bool
 
 	validators  []any // func(context.Context, O) error for the assistant's O
 	callOptions []llms.CallOption
@@ -163,7 +162,7 @@ const (
 // WithOutputMode chooses how the output is asked for (default OutputAuto). It does not apply
 // to an assistant whose output type is a string.
 func WithOutputMode(m OutputMode) Option {
-	return func(c *config) { c.mode, c.modeSet = m, true }
+	return func(c *config) { c.mode = m }
 }
 
 // WithValidator adds a check of the parsed output. An error from f makes the assistant ask
