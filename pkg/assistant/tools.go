@@ -60,9 +60,10 @@ func (c chain) toolTurn(ctx context.Context, i int, turn *ToolTurn, t *turn) ([]
 // one of them, so that a turn of one call starts no goroutine and the goroutine whose stack
 // has grown does the work. It returns when every call has.
 //
-// It is not an errgroup.Group with SetLimit: that starts a goroutine for each call and keeps
-// the run's goroutine waiting in Go, and an error that ends the run is the call's to keep
-// (call.fatal), since a tool-turn middleware may run the calls itself with ToolTurn.Call.
+// It is not an errgroup.Group with SetLimit: that starts a fresh goroutine for each call and
+// keeps the run's goroutine waiting (BenchmarkRunToolRound: 101 allocations and twice the time,
+// against 95), and an error that ends the run is the call's to keep (call.fatal) anyway, since
+// a tool-turn middleware may run the calls itself with ToolTurn.Call.
 func (x *toolRunner) runAll(ctx context.Context, t *turn) []string {
 	results := make([]string, len(t.todo))
 	t.taken.Store(0)
