@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cadrehq/cadre/internal/pgtest"
+	"github.com/cadrehq/cadre/pkg/assistant/middlewaretest"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -84,6 +85,16 @@ func TestTheRunGoesOnAfterARestart(t *testing.T) {
 	_, want, _ := strings.Cut(straight.String(), "\n\n")
 	if got != want || !strings.Contains(want, "run      requests 6  tool calls 5") {
 		t.Errorf("the restarted run's answer and usage:\n%s\nthe uninterrupted run's:\n%s", got, want)
+	}
+}
+
+// TestTheProgressMiddlewareKeepsTheContract: the example's own middleware, which writes each
+// request and tool call it sees, keeps assistant.Middleware's contract.
+func TestTheProgressMiddlewareKeepsTheContract(t *testing.T) {
+	var progress watcher
+	middlewaretest.Run(t, shown(&progress))
+	if out := progress.String(); !strings.Contains(out, "kit: asking kit-model (request 2)") || !strings.Contains(out, "specialist: running echo") {
+		t.Errorf("the middleware did not write the kit's requests and calls:\n%s", out)
 	}
 }
 

@@ -82,6 +82,7 @@ import (
 	"github.com/cadrehq/cadre/pkg/assistant"
 	"github.com/cadrehq/cadre/pkg/callback"
 	"github.com/cadrehq/cadre/pkg/llmfactory"
+	"github.com/cadrehq/cadre/pkg/mcpauth"
 	"github.com/cadrehq/cadre/pkg/mcpbridge"
 	"github.com/cadrehq/cadre/pkg/skill"
 	"github.com/mark3labs/mcp-go/server"
@@ -266,7 +267,7 @@ func serveStdio(ctx context.Context, s *server.MCPServer, stdin io.Reader, stdou
 // serveHTTP serves streamable HTTP at /mcp on ln until ctx is done, then shuts down. With auth,
 // every request at /mcp must carry a token that auth accepts, whose claims say who calls, and
 // the resource's metadata is served; without, the X-Tenant and X-User headers say who calls.
-func serveHTTP(ctx context.Context, s *server.MCPServer, ln net.Listener, auth *mcpbridge.Authorizer, stderr io.Writer) error {
+func serveHTTP(ctx context.Context, s *server.MCPServer, ln net.Listener, auth *mcpauth.Authorizer, stderr io.Writer) error {
 	mux := http.NewServeMux()
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	identify := callerFromHeaders

@@ -28,6 +28,7 @@ func packages() map[string]string {
 		"googleai":      cadre + "llmfactory/googleai",
 		"bedrock":       cadre + "llmfactory/bedrock",
 		"llmtest":       cadre + "llmtest",
+		"mcpauth":       cadre + "mcpauth",
 		"mcpbridge":     cadre + "mcpbridge",
 		"model":         cadre + "model",
 		"otelcadre":     cadre + "otelcadre",

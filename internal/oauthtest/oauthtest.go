@@ -65,6 +65,8 @@ func Sign(t testing.TB, key Key, claims jwt.MapClaims) string {
 type Issuer struct {
 	URL string // the issuer identifier, and the base of its metadata's address
 
+	mux *http.ServeMux
+
 	mu      sync.Mutex
 	keys    []Key // published
 	fetches int   // of the JWK Set
@@ -73,8 +75,8 @@ type Issuer struct {
 // NewIssuer starts an issuer that publishes keys; it stops when the test ends.
 func NewIssuer(t testing.TB, keys ...Key) *Issuer {
 	t.Helper()
-	i := &Issuer{keys: keys}
 	mux := http.NewServeMux()
+	i := &Issuer{keys: keys, mux: mux}
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	i.URL = srv.URL
@@ -113,6 +115,21 @@ func writeJSON(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(v)
 }
+
+// Transport returns a RoundTripper that serves the issuer's requests in process, whatever
+// their host, without a connection: for a client in a testing/synctest bubble, whose clock
+// moves only while every goroutine in it waits on something of the bubble.
+func (i *Issuer) Transport() http.RoundTripper {
+	return roundTripper(func(r *http.Request) (*http.Response, error) {
+		rec := httptest.NewRecorder()
+		i.mux.ServeHTTP(rec, r)
+		return rec.Result(), nil
+	})
+}
+
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // JWKSURL returns the address of the issuer's JWK Set.
 func (i *Issuer) JWKSURL() string { return i.URL + "/jwks.json" }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/cadrehq/cadre/pkg/assistant"
 	"github.com/cadrehq/cadre/pkg/callback"
+	"github.com/cadrehq/cadre/pkg/callback/callbacktest"
 	"github.com/cadrehq/cadre/pkg/chat"
 	"github.com/cadrehq/cadre/pkg/llmfactory"
 	"github.com/cadrehq/cadre/pkg/llmfactory/googleai"
@@ -193,13 +194,8 @@ func runCell(t *testing.T, p provider, f fault, stage string) cell {
 		return "700000", nil
 	})
 	var logs bytes.Buffer
-	var events []callback.Event
-	handler := callback.Multi(callback.NewSlogHandler(slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))),
-		callback.HandlerFunc(func(_ context.Context, e callback.Event) {
-			mu.Lock()
-			defer mu.Unlock()
-			events = append(events, e)
-		}))
+	events := callbacktest.NewRecorder()
+	handler := callback.Multi(callback.NewSlogHandler(slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))), events)
 	store := chat.NewMemory()
 	opts := []assistant.Option{assistant.WithModels(factory), assistant.WithTools(lookup), assistant.WithStore(store), assistant.WithCallback(handler)}
 	if stage == "streaming" {
@@ -242,12 +238,10 @@ func runCell(t *testing.T, p provider, f fault, stage string) cell {
 	stored, _ := store.Load(context.Background(), id)
 	storedJSON, _ := chat.MarshalMessages(stored)
 	resJSON, _ := json.Marshal(res)
-	mu.Lock()
 	var eventText strings.Builder
-	for _, e := range events {
+	for _, e := range events.Events() {
 		fmt.Fprintf(&eventText, "%+v %v\n", e, e.Err)
 	}
-	mu.Unlock()
 	for where, text := range map[string]string{
 		"the error": fmt.Sprint(err), "the log": logs.String(), "the events": eventText.String(),
 		"the stored chat": string(storedJSON), "the Result": string(resJSON),

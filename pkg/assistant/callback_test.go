@@ -8,6 +8,7 @@ import (
 
 	"github.com/cadrehq/cadre/pkg/assistant"
 	"github.com/cadrehq/cadre/pkg/callback"
+	"github.com/cadrehq/cadre/pkg/callback/callbacktest"
 	"github.com/cadrehq/cadre/pkg/llmtest"
 	"github.com/cadrehq/cadre/pkg/usage"
 	"github.com/google/go-cmp/cmp"
@@ -27,7 +28,7 @@ func TestCallbackEventsOfARun(t *testing.T) {
 		llmtest.Reply{ToolCalls: []llms.ToolCall{{ID: "call_x", Type: "function", FunctionCall: &llms.FunctionCall{Name: "lookup", Arguments: `{"q":"Paris"}`}}}, Usage: u1},
 		llmtest.Reply{Text: "Paris is big.", Usage: u2},
 	)
-	rec := &recorder{}
+	rec := callbacktest.NewRecorder()
 	a := assistant.New[string]("observed", assistant.WithModel(m), assistant.WithTools(countingTool("lookup", &runs)),
 		assistant.WithCallback(rec))
 
@@ -79,7 +80,7 @@ func TestCallbackEventsOfARun(t *testing.T) {
 // TestCallbackRunIDsDifferBetweenRuns: each run has its own RunID.
 func TestCallbackRunIDsDifferBetweenRuns(t *testing.T) {
 	t.Parallel()
-	rec := &recorder{}
+	rec := callbacktest.NewRecorder()
 	a := assistant.New[string]("twice", assistant.WithModel(llmtest.NewScripted(llmtest.Text("ok")).Cycle()), assistant.WithCallback(rec))
 	for range 2 {
 		if _, err := a.Run(testContext(t), assistant.Input{Prompt: "hi"}); err != nil {
@@ -96,7 +97,7 @@ func TestCallbackRunIDsDifferBetweenRuns(t *testing.T) {
 // usage so far, and emits no RunEnd.
 func TestCallbackRunErrorEndsAFailedRun(t *testing.T) {
 	t.Parallel()
-	rec := &recorder{}
+	rec := callbacktest.NewRecorder()
 	m := llmtest.NewScripted(llmtest.Reply{Text: "ok", Usage: usage.Usage{InputTokens: 5}}, llmtest.Fail(errBoom))
 	a := assistant.New[city]("failing", assistant.WithModel(m), assistant.WithCallback(rec))
 
@@ -131,7 +132,7 @@ func TestCallbackRunErrorEndsAFailedRun(t *testing.T) {
 // assistant's own callback, and not the next run's.
 func TestCallbackPerRun(t *testing.T) {
 	t.Parallel()
-	own, perRun := &recorder{}, &recorder{}
+	own, perRun := callbacktest.NewRecorder(), callbacktest.NewRecorder()
 	a := assistant.New[string]("callbacks", assistant.WithModel(llmtest.NewScripted(llmtest.Text("ok")).Cycle()), assistant.WithCallback(own))
 	ctx := testContext(t)
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cadrehq/cadre/pkg/assistant"
 	"github.com/cadrehq/cadre/pkg/callback"
+	"github.com/cadrehq/cadre/pkg/callback/callbacktest"
 	"github.com/cadrehq/cadre/pkg/llmtest"
 	"github.com/cadrehq/cadre/pkg/model"
 	"github.com/cadrehq/cadre/pkg/tool"
@@ -318,7 +319,7 @@ func (l *lateRunner) Run(ctx context.Context, in assistant.Input) (*assistant.Re
 
 func TestNestedEventsCarryParentIDs(t *testing.T) {
 	t.Parallel()
-	rec := &recorder{}
+	rec := callbacktest.NewRecorder()
 	sup := assistant.New[string]("supervisor",
 		assistant.WithModel(fanOut(1, "historian")),
 		assistant.WithCallback(rec),

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cadrehq/cadre/pkg/assistant"
 	"github.com/cadrehq/cadre/pkg/callback"
+	"github.com/cadrehq/cadre/pkg/callback/callbacktest"
 	"github.com/cadrehq/cadre/pkg/llmtest"
 	"github.com/cadrehq/cadre/pkg/model"
 )
@@ -28,7 +29,7 @@ func TestFallbackToTheNextModelOfTheChain(t *testing.T) {
 			t.Parallel()
 			first := llmtest.NewScripted(llmtest.Fail(tc.err))
 			second := llmtest.NewScripted(llmtest.Text(`{"name":"Oslo","population":700000}`))
-			rec := &recorder{}
+			rec := callbacktest.NewRecorder()
 			a := assistant.New[city]("geo", assistant.WithCallback(rec), assistant.WithModels(model.Fixed(
 				model.Describe("deep", first), model.Describe("fast", second))))
 			res, err := a.Run(testContext(t), assistant.Input{Prompt: "Oslo?"})

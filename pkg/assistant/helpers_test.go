@@ -7,12 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/cadrehq/cadre/pkg/callback"
 	"github.com/cadrehq/cadre/pkg/llmtest"
 	"github.com/cadrehq/cadre/pkg/schema"
 	"github.com/cadrehq/cadre/pkg/tool"
@@ -160,46 +158,6 @@ func abbrev(s string) string {
 		return s
 	}
 	return fmt.Sprintf("%s... (%d bytes)", s[:limit], len(s))
-}
-
-// recorder is a callback.Handler that keeps every event, safe for concurrent use.
-type recorder struct {
-	mu     sync.Mutex
-	events []callback.Event
-}
-
-func (r *recorder) Handle(_ context.Context, e callback.Event) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.events = append(r.events, e)
-}
-
-// Events returns a copy of the events received so far.
-func (r *recorder) Events() []callback.Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]callback.Event(nil), r.events...)
-}
-
-// Kinds returns the kinds of the events received so far, in order.
-func (r *recorder) Kinds() []callback.Kind {
-	events := r.Events()
-	kinds := make([]callback.Kind, len(events))
-	for i, e := range events {
-		kinds[i] = e.Kind
-	}
-	return kinds
-}
-
-// Of returns the events of kind k.
-func (r *recorder) Of(k callback.Kind) []callback.Event {
-	var out []callback.Event
-	for _, e := range r.Events() {
-		if e.Kind == k {
-			out = append(out, e)
-		}
-	}
-	return out
 }
 
 // lookupArgs are the arguments of the counting test tool; q is optional, so "{}" is valid.

@@ -39,6 +39,37 @@ import (
 // as well, as its callbacks receive their events: a delegated run's steps pass through its
 // callers' middleware first, outermost the top run's, then through its own. Middleware is
 // called concurrently by concurrent runs and by the parallel calls of a turn.
+//
+// # The contract
+//
+// Whatever else it does, a middleware keeps these rules, which the runs, the middleware around
+// it and the callers rely on, and which middlewaretest checks
+// ([github.com/cadrehq/cadre/pkg/assistant/middlewaretest]):
+//
+//   - Next at most once. A middleware calls next at most once per step, or not at all when
+//     it answers the step itself. One that runs a turn's calls itself calls ToolTurn.Call at
+//     most once for each call, and then not next: each call of a turn runs at most once.
+//   - One result per call, in order. A ToolTurn middleware returns as many results as the
+//     turn has calls, result i answering call i: the model matches them to its calls by
+//     place.
+//   - The request as it was. A Request middleware does not modify the ModelRequest it is
+//     given, nor its messages, nor their parts: the run keeps them. One that sends something
+//     else passes next a copy.
+//   - The context passed on. The context a middleware passes to next — and to ToolTurn.Call —
+//     is the one it was given, or derived from it, so that the step's values (a span, a
+//     caller) and its cancellation reach the rest of the chain. A middleware may add values;
+//     it does not start from context.Background() or from a context of its own.
+//   - Errors as documented. When next fails, a Run or Request middleware returns next's
+//     error, as it is or wrapped so that errors.Is finds it: the run falls back to the
+//     chain's next model on some request errors, and the run's caller branches on them. A
+//     middleware that records outcomes to give them back later, as a durable engine does, may
+//     return a copy of a request's error instead: the same text, answering errors.As,
+//     errors.Is and model.CanFallback as next's error did for cadre's errors
+//     (model.ProviderError, usage.LimitError, ...) and the context's. A ToolCall middleware
+//     returns next's error, as it is or wrapped: the run sends it to the model as the call's
+//     result, and goes on. A ToolTurn middleware returns next's error, as it is or wrapped:
+//     the run ends with it. A middleware that answers a step itself may return an error of
+//     its own (a refusal, a limit), with the same effect.
 type Middleware struct {
 	Run      func(ctx context.Context, run RunInfo, next RunNext) (*Response, error)
 	Request  func(ctx context.Context, req *ModelRequest, next RequestNext) (model.Reply, error)

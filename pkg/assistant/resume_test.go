@@ -10,6 +10,7 @@ import (
 
 	"github.com/cadrehq/cadre/pkg/assistant"
 	"github.com/cadrehq/cadre/pkg/callback"
+	"github.com/cadrehq/cadre/pkg/callback/callbacktest"
 	"github.com/cadrehq/cadre/pkg/chat"
 	"github.com/cadrehq/cadre/pkg/llmtest"
 	"github.com/cadrehq/cadre/pkg/tool"
@@ -138,7 +139,7 @@ func TestChatWithAPausedRunRefusesNewRuns(t *testing.T) {
 // A pause ends the run (RunEnd) and Resume starts one (RunStart): events pair up.
 func TestPauseAndResumeEventsPairUp(t *testing.T) {
 	var sent atomic.Int64
-	rec := &recorder{}
+	rec := callbacktest.NewRecorder()
 	a := mailer(&sent, assistant.WithApproval(fixed(assistant.Pending()), "send_mail"), assistant.WithCallback(rec))
 	res, _ := a.Run(testContext(t), assistant.Input{Prompt: "x"})
 	a.Resume(testContext(t), res.Paused, map[string]assistant.Decision{"call_mail": assistant.Approved()})

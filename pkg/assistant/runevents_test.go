@@ -10,6 +10,7 @@ import (
 
 	"github.com/cadrehq/cadre/pkg/assistant"
 	"github.com/cadrehq/cadre/pkg/callback"
+	"github.com/cadrehq/cadre/pkg/callback/callbacktest"
 	"github.com/cadrehq/cadre/pkg/llmtest"
 	"github.com/cadrehq/cadre/pkg/model"
 	"github.com/cadrehq/cadre/pkg/usage"
@@ -47,7 +48,7 @@ func TestEveryRunStartIsClosed(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			rec := &recorder{}
+			rec := callbacktest.NewRecorder()
 			m := llmtest.NewScripted(llmtest.Text(answer))
 			a := assistant.New[city]("geo", assistant.WithModel(m), assistant.WithCallback(rec),
 				assistant.WithMiddleware(assistant.Middleware{Run: tc.run}))
@@ -81,7 +82,7 @@ func TestOutputCorrectionOnlyBeforeItsRequest(t *testing.T) {
 	t.Parallel()
 	t.Run("a limit stops the corrective request", func(t *testing.T) {
 		t.Parallel()
-		rec := &recorder{}
+		rec := callbacktest.NewRecorder()
 		m := llmtest.NewScripted(llmtest.Text("Oslo, I think."), llmtest.Text(`{"name":"Oslo","population":700000}`))
 		a := assistant.New[city]("geo", assistant.WithModel(m), assistant.WithCallback(rec),
 			assistant.WithOutputMode(assistant.OutputPrompted), assistant.WithLimits(usage.Limits{MaxRequests: 1}))
@@ -96,7 +97,7 @@ func TestOutputCorrectionOnlyBeforeItsRequest(t *testing.T) {
 	})
 	t.Run("the corrective request goes", func(t *testing.T) {
 		t.Parallel()
-		rec := &recorder{}
+		rec := callbacktest.NewRecorder()
 		m := llmtest.NewScripted(llmtest.Text("Oslo, I think."), llmtest.Text(`{"name":"Oslo","population":700000}`))
 		a := assistant.New[city]("geo", assistant.WithModel(m), assistant.WithCallback(rec),
 			assistant.WithOutputMode(assistant.OutputPrompted))
@@ -120,7 +121,7 @@ func TestOutputCorrectionOnlyBeforeItsRequest(t *testing.T) {
 // a refused call its start and error.
 func TestEventsAreTheOutermostLink(t *testing.T) {
 	t.Parallel()
-	rec := &recorder{}
+	rec := callbacktest.NewRecorder()
 	var n atomic.Int64
 	m := llmtest.NewScripted(llmtest.Calls(llmtest.Call("delete_city", `{}`)))
 	mw := assistant.Middleware{

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cadrehq/cadre/pkg/assistant"
 	"github.com/cadrehq/cadre/pkg/callback"
+	"github.com/cadrehq/cadre/pkg/callback/callbacktest"
 	"github.com/cadrehq/cadre/pkg/llmtest"
 	"github.com/cadrehq/cadre/pkg/model"
 	"github.com/tmc/langchaingo/llms"
@@ -24,7 +25,7 @@ func TestStreamNamesTheRunsOfATree(t *testing.T) {
 			llmtest.Text("The answer."))))
 	var mu sync.Mutex
 	var chunks []assistant.Chunk
-	rec := &recorder{}
+	rec := callbacktest.NewRecorder()
 	_, err := sup.Run(testContext(t), assistant.Input{Prompt: "go", Options: []assistant.Option{
 		assistant.WithCallback(rec),
 		assistant.WithStream(func(_ context.Context, c assistant.Chunk) error {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cadrehq/cadre/pkg/assistant"
 	"github.com/cadrehq/cadre/pkg/callback"
+	"github.com/cadrehq/cadre/pkg/callback/callbacktest"
 	"github.com/cadrehq/cadre/pkg/llmtest"
 	"github.com/cadrehq/cadre/pkg/tool"
 	"github.com/google/go-cmp/cmp"
@@ -200,7 +201,7 @@ func TestToolProblemsFedBack(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			rec := &recorder{}
+			rec := callbacktest.NewRecorder()
 			m := llmtest.NewScripted(llmtest.Calls(tc.call), llmtest.Text("sorry, no weather"))
 			opts := append([]assistant.Option{assistant.WithModel(m), assistant.WithTools(tc.tools...), assistant.WithCallback(rec)}, tc.opts...)
 			a := assistant.New[string]("forecaster", opts...)

@@ -56,7 +56,8 @@ func WithDefaultQueue(q dbos.Queue) Option { return func(e *Engine) { e.queue = 
 // assistant's own bound does not apply in them.
 func WithMaxParallelTools(n int) Option { return func(e *Engine) { e.maxParallel = max(n, 1) } }
 
-// WithPollInterval sets how often Await looks whether a run has ended (default 100ms).
+// WithPollInterval sets how often Await looks whether a run has ended (default 100ms); a d of
+// zero or less keeps the default.
 func WithPollInterval(d time.Duration) Option {
 	return func(e *Engine) {
 		if d > 0 {

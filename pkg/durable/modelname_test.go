@@ -68,6 +68,13 @@ func TestARunRecordedUnderTheOldModelNameIsReplayed(t *testing.T) {
 		t.Fatalf("the old version's steps (-want +got):\n%s", d)
 	}
 
+	// The old version's process is replaced by the new one's, as in a deployment: it stops.
+	// Running, it would take forks too: DBOS 1.8 keeps queues in the database, and every
+	// process of the application serves them all unless told which (dbos.ListenQueues).
+	if err := dbos.Shutdown(oldCtx, 20*time.Second); err != nil {
+		t.Fatal(err)
+	}
+
 	// The process of the new version replays it from each step: DBOS copies the records of the
 	// steps before it and runs the workflow again, as a recovery does.
 	var newAsked atomic.Int32
@@ -77,7 +84,7 @@ func TestARunRecordedUnderTheOldModelNameIsReplayed(t *testing.T) {
 		t.Fatal(err)
 	}
 	durable.Register(newEng, writer(false, &newAsked))
-	q := replayQueue(t, newCtx) // only the new process takes the forks
+	q := replayQueue(t, newCtx)
 	launch(t, newCtx)
 	for k := range len(recorded) + 1 {
 		t.Run(fmt.Sprintf("from step %d", k), func(t *testing.T) {

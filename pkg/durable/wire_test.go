@@ -134,11 +134,28 @@ func TestContinuationIDs(t *testing.T) {
 		"a#b":        "a#b#2",
 		"a#10#2":     "a#10#3",
 		"":           "#2",
+		"#2":         "#3", // the continuation of the run "" continues as any other
 		"pay#-3":     "pay#-3#2",
 		"order-1#02": "order-1#02#2",
 	} {
 		if got := ContinuationID(in); got != want {
 			t.Errorf("ContinuationID(%q) = %q; want %q", in, got, want)
+		}
+	}
+}
+
+func TestPollInterval(t *testing.T) {
+	t.Parallel()
+	for d, want := range map[time.Duration]time.Duration{
+		10 * time.Millisecond: 10 * time.Millisecond,
+		time.Nanosecond:       time.Nanosecond,
+		0:                     100 * time.Millisecond,
+		-time.Second:          100 * time.Millisecond,
+	} {
+		e := &Engine{poll: 100 * time.Millisecond}
+		WithPollInterval(d)(e)
+		if e.poll != want {
+			t.Errorf("WithPollInterval(%v): Await polls every %v, want %v", d, e.poll, want)
 		}
 	}
 }

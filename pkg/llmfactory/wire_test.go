@@ -17,6 +17,7 @@ import (
 
 	"github.com/cadrehq/cadre/pkg/assistant"
 	"github.com/cadrehq/cadre/pkg/callback"
+	"github.com/cadrehq/cadre/pkg/callback/callbacktest"
 	"github.com/cadrehq/cadre/pkg/llmfactory"
 	"github.com/cadrehq/cadre/pkg/llmtest"
 	"github.com/cadrehq/cadre/pkg/model"
@@ -304,7 +305,7 @@ func TestServerErrorsFallBackAlongTheChain(t *testing.T) {
 	oa := llmtest.NewScripted(llmtest.Text(`{"city":"Oslo","total":8000}`))
 	s := start(t, oa, an, llmtest.NewScripted())
 	f := s.factory(t, nil, "assistants:\n  counter: [deep, fast]\n")
-	rec := &events{}
+	rec := callbacktest.NewRecorder()
 	// The first request goes to Claude; once the tools have run, a storm of 500s begins.
 	fail := providertest.Fault{Status: 500, Message: "overloaded"}
 	var once sync.Once
@@ -324,11 +325,11 @@ func TestServerErrorsFallBackAlongTheChain(t *testing.T) {
 	if got := s.anthropic.Attempts(); got != 4 {
 		t.Errorf("anthropic attempts = %d, want 1 answered + 3 failed", got)
 	}
-	if fb := rec.of(callback.ModelFallback); len(fb) != 1 || fb[0].Model != "deep" {
+	if fb := rec.Of(callback.ModelFallback); len(fb) != 1 || fb[0].Model != "deep" {
 		t.Errorf("fallback events = %+v, want one from deep", fb)
 	}
 	var pe *model.ProviderError
-	if fb := rec.of(callback.ModelFallback); len(fb) == 1 && (!errors.As(fb[0].Err, &pe) || pe.Status != 500 || pe.Message != "overloaded") {
+	if fb := rec.Of(callback.ModelFallback); len(fb) == 1 && (!errors.As(fb[0].Err, &pe) || pe.Status != 500 || pe.Message != "overloaded") {
 		t.Errorf("fallback error = %v, want a ProviderError with status 500 and the provider's message", fb[0].Err)
 	}
 	if got := res.Usage.ByModel; got["deep"].Requests != 1 || got["fast"].Requests != 1 {
@@ -364,7 +365,7 @@ func TestUnauthorizedNeverShowsTheKey(t *testing.T) {
 	wrong := sentinelKey + "-wrong"
 	f := s.factory(t, map[string]string{"OA_KEY": wrong, "AN_KEY": wrong}, "assistants:\n  b: deep\n")
 	var logs bytes.Buffer
-	rec := &events{}
+	rec := callbacktest.NewRecorder()
 	for _, name := range []string{"a", "b"} {
 		a := assistant.New[string](name, assistant.WithModels(f), assistant.WithCallback(callback.Multi(rec,
 			callback.NewSlogHandler(slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})), callback.WithContent(0)))))
@@ -380,7 +381,7 @@ func TestUnauthorizedNeverShowsTheKey(t *testing.T) {
 	if strings.Contains(logs.String(), sentinelKey) {
 		t.Errorf("the logs show the key:\n%s", logs.String())
 	}
-	for _, e := range rec.all() {
+	for _, e := range rec.Events() {
 		if strings.Contains(fmt.Sprintf("%+v %v", e, e.Err), sentinelKey) {
 			t.Errorf("an event shows the key: %+v", e)
 		}
@@ -670,34 +671,6 @@ func TestStreamedTextEqualsTheAnswers(t *testing.T) {
 	}
 }
 
-// events records callback events.
-type events struct {
-	mu sync.Mutex
-	es []callback.Event
-}
-
-func (r *events) Handle(_ context.Context, e callback.Event) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.es = append(r.es, e)
-}
-
-func (r *events) all() []callback.Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]callback.Event(nil), r.es...)
-}
-
-func (r *events) of(k callback.Kind) []callback.Event {
-	var out []callback.Event
-	for _, e := range r.all() {
-		if e.Kind == k {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
 func TestAnAnswerThatCannotBeReadFallsBack(t *testing.T) {
 	t.Parallel()
 	for _, body := range []string{`{"choices": [`, `{"id":"x","object":"chat.completion","choices":[]}`} {
@@ -708,7 +681,7 @@ func TestAnAnswerThatCannotBeReadFallsBack(t *testing.T) {
 			s := start(t, oa, an, llmtest.NewScripted())
 			s.openai.Fault(providertest.Fault{Body: body})
 			f := s.factory(t, nil, "assistants:\n  counter: [fast, deep]\n")
-			rec := &events{}
+			rec := callbacktest.NewRecorder()
 			a := assistant.New[answer]("counter", assistant.WithModels(f), assistant.WithCallback(rec))
 			res, err := a.Run(ctx(t), assistant.Input{Prompt: "Populations?"})
 			if err != nil {
@@ -718,7 +691,7 @@ func TestAnAnswerThatCannotBeReadFallsBack(t *testing.T) {
 				t.Errorf("answered by %q with %+v, want deep's answer", res.Model, res.Output)
 			}
 			var pe *model.ProviderError
-			fb := rec.of(callback.ModelFallback)
+			fb := rec.Of(callback.ModelFallback)
 			if len(fb) != 1 || !errors.As(fb[0].Err, &pe) || pe.Status != 200 || !strings.Contains(pe.Message, "could not be read") || strings.Contains(pe.Message, sentinelKey) {
 				t.Errorf("fallback events = %+v; want one from fast with a ProviderError of status 200 saying its answer could not be read", fb)
 			}

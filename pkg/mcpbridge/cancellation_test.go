@@ -18,8 +18,9 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 )
 
-// A client that ends its session (DELETE) ends the runs of its calls in progress, and only
-// those: another session's run goes on.
+// A client that ends its session (DELETE) ends the runs of its calls in progress, those its
+// requests that came and went since left running too, and only those: another session's run
+// goes on.
 func TestSessionEndEndsItsRuns(t *testing.T) {
 	t.Parallel()
 	mine, theirs := newRunLog(), newRunLog()
@@ -50,6 +51,10 @@ func TestSessionEndEndsItsRuns(t *testing.T) {
 		otherErr <- err
 	}()
 	theirs.waitAsking(t)
+	// A request of the session that comes and goes while the call runs leaves the call to end.
+	if res := callTool(t, c, "ping", `{}`); textOf(res) != "pong" {
+		t.Fatalf("ping: %q", textOf(res))
+	}
 
 	del, err := http.NewRequestWithContext(testContext(t), http.MethodDelete, srv.URL, nil)
 	if err != nil {
@@ -84,6 +89,33 @@ func TestSessionEndEndsItsRuns(t *testing.T) {
 		t.Errorf("the other session's call: %v", err)
 	}
 }
+
+// A DELETE the server refuses ends nothing: a session the server keeps keeps its runs.
+func TestRefusedSessionEndEndsNothing(t *testing.T) {
+	t.Parallel()
+	kept := server.WithSessionIdManager(keptSessions{&server.InsecureStatefulSessionIdManager{}})
+	url, c, call := startHeld(t, mcp.LATEST_LEGACY_PROTOCOL_VERSION, kept) // 2026-07-28 has no sessions
+	del, err := http.NewRequestWithContext(testContext(t), http.MethodDelete, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	del.Header.Set(server.HeaderKeySessionID, c.GetSessionId())
+	del.Header.Set(mcp.HeaderProtocolVersion, mcp.LATEST_LEGACY_PROTOCOL_VERSION)
+	resp, err := http.DefaultClient.Do(del)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Fatalf("DELETE: %s, want 405 Method Not Allowed", resp.Status)
+	}
+	call.answers(t)
+}
+
+// keptSessions is a server's policy that a client cannot end its session.
+type keptSessions struct{ server.SessionIdManager }
+
+func (keptSessions) Terminate(string) (bool, error) { return true, nil }
 
 // heldServer serves as "ask" a supervisor that delegates to a researcher whose model answers
 // once release is closed, or fails when its request's context ends; the model sends that
@@ -126,13 +158,13 @@ type heldCall struct {
 
 // startHeld serves heldServer through CancellationHandler, and calls "ask" from a client that
 // initializes at version (mcp-go's choice for ""). It returns once the researcher waits for its
-// model, with the server's URL and the calling client.
-func startHeld(t *testing.T, version string) (url string, c *client.Client, call *heldCall) {
+// model, with the server's URL and the calling client. opts configure mcp-go's handler.
+func startHeld(t *testing.T, version string, opts ...server.StreamableHTTPOption) (url string, c *client.Client, call *heldCall) {
 	t.Helper()
 	call = &heldCall{log: newRunLog(), release: make(chan struct{}), done: make(chan struct{})}
 	asked := make(chan context.Context, 1)
 	quiet := server.WithStreamableHTTPLogger(slog.New(slog.DiscardHandler))
-	srv := httptest.NewServer(mcpbridge.CancellationHandler(server.NewStreamableHTTPServer(heldServer(t, call.log, call.release, asked), quiet)))
+	srv := httptest.NewServer(mcpbridge.CancellationHandler(server.NewStreamableHTTPServer(heldServer(t, call.log, call.release, asked), append(opts, quiet)...)))
 	t.Cleanup(srv.Close)
 	c = connectHTTP(t, srv.URL, version)
 	ctx, stop := context.WithCancel(testContext(t))

@@ -28,13 +28,10 @@
 // in a tool or an agent, telling the client only that an internal error happened and the
 // error handler ([WithErrorHandler]) the rest. One bad request never stops the server.
 //
-// Authorizing: over streamable HTTP, [Authorizer] makes the endpoint an OAuth 2.1 resource
-// server, as MCP's authorization specification asks: [Authorizer.Protect] lets a request through
-// only with a bearer access token that the endpoint's issuer signed for it, and puts the token's
-// claims in the request's context, where [ClaimIdentity] finds a chat's tenant and user for
-// [WithIdentity], and keeps each MCP session to the caller that began it ([WithSessionOwner]);
-// [Authorizer.Metadata] serves the Protected Resource Metadata that tells clients where to get
-// a token.
+// Authorizing callers is left to package mcpauth, so that this package links no JWT library:
+// its Authorizer makes a streamable HTTP endpoint an OAuth 2.1 resource server, and its
+// ClaimIdentity takes a chat's tenant and user for [WithIdentity] from the claims of the
+// request's bearer token.
 //
 // Using: [Tools] lists the tools of an MCP server that an mcp-go client is connected to and
 // returns them as []tool.Tool for an assistant's WithTools, with names made valid for model

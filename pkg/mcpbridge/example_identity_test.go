@@ -28,7 +28,8 @@ type accountKey struct{}
 // a request and puts the account in its context (server.WithHTTPContextFunc), and
 // WithIdentity reads it back for every prompt get with a chat_id.
 func ExampleWithIdentity() {
-	// A real server checks a signed token or a session here.
+	// A real server checks a signed token or a session here (mcpauth.Authorizer.Protect checks
+	// an OAuth access token, and mcpauth.ClaimIdentity reads who it names).
 	tokens := map[string]account{"Bearer t-ana": {"acme", "ana"}, "Bearer t-bo": {"globex", "bo"}}
 	authenticate := func(ctx context.Context, r *http.Request) context.Context {
 		if a, ok := tokens[r.Header.Get("Authorization")]; ok {

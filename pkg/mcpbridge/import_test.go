@@ -66,12 +66,15 @@ func TestToolsNamesValidForModels(t *testing.T) {
 	c := &pagedClient{pages: [][]mcp.Tool{
 		{mcp.NewTool("read_file"), mcp.NewTool("fs.read"), mcp.NewTool("git/log")},
 		{mcp.NewTool("héllo wörld"), mcp.NewTool(long)},
+		// Each range's ends are kept, and the characters just outside them are not.
+		{mcp.NewTool("azAZ09_-"), mcp.NewTool("`{@[/:^.")},
 	}}
 	tools, err := mcpbridge.Tools(testContext(t), c, mcpbridge.WithPrefix("srv."))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"srv_read_file", "srv_fs_read", "srv_git_log", "srv_h_llo_w_rld", ("srv_" + long)[:64]}
+	want := []string{"srv_read_file", "srv_fs_read", "srv_git_log", "srv_h_llo_w_rld", ("srv_" + long)[:64],
+		"srv_azAZ09_-", "srv_________"}
 	if diff := cmp.Diff(want, namesOf(tools)); diff != "" {
 		t.Errorf("names (-want +got):\n%s", diff)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/cadrehq/cadre/internal/oauthtest"
 	"github.com/cadrehq/cadre/pkg/assistant"
 	"github.com/cadrehq/cadre/pkg/llmtest"
+	"github.com/cadrehq/cadre/pkg/mcpauth"
 	"github.com/cadrehq/cadre/pkg/mcpbridge"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -519,7 +520,7 @@ func startHTTP(t *testing.T, iss *oauthtest.Issuer, s *server.MCPServer, c matri
 	quiet := server.WithStreamableHTTPLogger(slog.New(slog.DiscardHandler))
 	endpoint := mcpbridge.CancellationHandler(server.NewStreamableHTTPServer(s, quiet))
 	if c.auth {
-		auth, err := mcpbridge.NewAuthorizer(t.Context(), h.url, iss.URL)
+		auth, err := mcpauth.NewAuthorizer(t.Context(), h.url, iss.URL)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -49,8 +49,8 @@ func WithErrorHandler(h func(ctx context.Context, name string, err error)) Optio
 // the caller is not identified, f's error, and that the get can leave out chat_id (`prompt
 // "guide": the caller is not identified (f's error), so chat "trip" cannot be continued: leave
 // out "chat_id" to ask without a chat`). Make f's error say what is missing, as
-// ClaimIdentity's does; it must not hold a secret. mcp-go (v1.2.1) sends every error of a
-// prompt get with JSON-RPC code -32603, which clients label an internal error (mcp-go's
+// mcpauth.ClaimIdentity's does; it must not hold a secret. mcp-go (v1.2.1) sends every error of
+// a prompt get with JSON-RPC code -32603, which clients label an internal error (mcp-go's
 // client: "internal error: prompt ..."): the message after the label says what is wrong.
 //
 // Without WithIdentity every chat belongs to tenant "" and user "": any client that knows a

@@ -451,8 +451,14 @@ func TestProgressCountsTheStepsItDoesNotSend(t *testing.T) {
 		req.Params.Name = "busy"
 		req.Params.Arguments = map[string]any{"input": "go"}
 		req.Params.Meta = &mcp.Meta{ProgressToken: "busy"}
+		start := time.Now()
 		if res, err := c.CallTool(t.Context(), req); err != nil || res.IsError {
 			t.Fatalf("the call: %v %+v", err, res)
+		}
+		// The response waits for the notifications to leave the queue, a tick or two, not for
+		// the bound on that wait (250ms): the bubble's clock moved by the model's second.
+		if took := time.Since(start); took > time.Second+50*time.Millisecond {
+			t.Errorf("the call took %v of the bubble's time, want the model's second and a few ticks", took)
 		}
 		synctest.Wait() // the client has received every notification queued
 

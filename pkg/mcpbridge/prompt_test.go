@@ -192,6 +192,22 @@ func TestAddPromptRefuses(t *testing.T) {
 	}
 }
 
+// A prompt name is 1 to 128 of the ASCII letters, digits, '_', '-' and '.': each range's
+// ends are taken, the characters just outside them refused.
+func TestPromptNames(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"azAZ09_-.", strings.Repeat("p", 128)} {
+		if err := mcpbridge.AddPrompt(newServer(), replier(), mcpbridge.WithName(name)); err != nil {
+			t.Errorf("AddPrompt named %q: %v", name, err)
+		}
+	}
+	for _, name := range []string{strings.Repeat("p", 129), "a`", "a{", "a@", "a[", "a/", "a:", "é"} {
+		if err := mcpbridge.AddPrompt(newServer(), replier(), mcpbridge.WithName(name)); err == nil {
+			t.Errorf("AddPrompt named %q was accepted", name)
+		}
+	}
+}
+
 func TestPromptOfAPausingAgentIsAnError(t *testing.T) {
 	t.Parallel()
 	m := llmtest.NewScripted(llmtest.Calls(llmtest.Call("noop", `{}`)))

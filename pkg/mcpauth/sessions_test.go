@@ -1,6 +1,7 @@
-package mcpbridge_test
+package mcpauth_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,14 +15,15 @@ import (
 	"time"
 
 	"github.com/cadrehq/cadre/internal/oauthtest"
-	"github.com/cadrehq/cadre/pkg/mcpbridge"
+	"github.com/cadrehq/cadre/pkg/mcpauth"
 	"github.com/mark3labs/mcp-go/server"
 )
 
 // sessionServer stands for mcp-go's streamable HTTP server behind Protect: the response to a
 // request without Mcp-Session-Id begins the session it names, as the response to an initialize
 // does. It counts the requests that reach it; a request whose body is "hold" waits there until
-// held is closed, after telling holding.
+// held is closed, after telling holding; a DELETE whose body is "keep" is refused, as by a
+// server that does not let clients end their sessions.
 type sessionServer struct {
 	n       atomic.Int32
 	minted  atomic.Int32
@@ -39,6 +41,10 @@ func (s *sessionServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.holding <- struct{}{}
 		<-s.held
 	}
+	if r.Method == http.MethodDelete && string(body) == "keep" {
+		http.Error(w, "Session termination not allowed", http.StatusMethodNotAllowed)
+		return
+	}
 	if r.Method == http.MethodDelete {
 		return // 200, without WriteHeader
 	}
@@ -47,7 +53,7 @@ func (s *sessionServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // sessionCall sends a request of method with token in session (none for "") through a.Protect
 // to next, and returns its status and the session its response names.
-func sessionCall(a *mcpbridge.Authorizer, next http.Handler, method, token, session, body string) (int, string) {
+func sessionCall(a *mcpauth.Authorizer, next http.Handler, method, token, session, body string) (int, string) {
 	req := httptest.NewRequest(method, resource, strings.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+token)
 	if session != "" {
@@ -66,7 +72,7 @@ func TestProtectKeepsASessionToItsCaller(t *testing.T) {
 	key := oauthtest.NewKey(t, "k1")
 	iss := oauthtest.NewIssuer(t, key)
 	log := &refusals{}
-	a := authorizer(t, iss, mcpbridge.WithRefusalHandler(log.handle))
+	a := authorizer(t, iss, mcpauth.WithRefusalHandler(log.handle))
 	next := &sessionServer{}
 	ana := iss.Token(t, resource, "ana", map[string]any{"tenant": "acme"})
 	anaAgain := iss.Token(t, resource, "ana", map[string]any{"tenant": "acme", "jti": "refreshed"})
@@ -77,24 +83,26 @@ func TestProtectKeepsASessionToItsCaller(t *testing.T) {
 		t.Fatalf("ana's initialize: %d, session %q", status, session)
 	}
 	steps := []struct {
-		who, token, method, session string
-		want                        int
+		who, token, method, session, body string
+		want                              int
 	}{
-		{"ana", ana, http.MethodPost, session, http.StatusOK},
-		{"ana with a refreshed token", anaAgain, http.MethodPost, session, http.StatusOK},
-		{"bo with ana's session", bo, http.MethodPost, session, http.StatusNotFound},
-		{"bo ending ana's session", bo, http.MethodDelete, session, http.StatusNotFound},
-		{"ana, after bo's tries", ana, http.MethodGet, session, http.StatusOK},
-		{"bo with a session no one began", bo, http.MethodPost, "mcp-session-made-up", http.StatusOK},
-		{"ana with the session bo made up", ana, http.MethodPost, "mcp-session-made-up", http.StatusNotFound},
-		{"ana ending her session", ana, http.MethodDelete, session, http.StatusOK},
-		{"bo with the session ana ended", bo, http.MethodPost, session, http.StatusOK},
+		{"ana", ana, http.MethodPost, session, "", http.StatusOK},
+		{"ana with a refreshed token", anaAgain, http.MethodPost, session, "", http.StatusOK},
+		{"bo with ana's session", bo, http.MethodPost, session, "", http.StatusNotFound},
+		{"bo ending ana's session", bo, http.MethodDelete, session, "", http.StatusNotFound},
+		{"ana, after bo's tries", ana, http.MethodGet, session, "", http.StatusOK},
+		{"bo with a session no one began", bo, http.MethodPost, "mcp-session-made-up", "", http.StatusOK},
+		{"ana with the session bo made up", ana, http.MethodPost, "mcp-session-made-up", "", http.StatusNotFound},
+		{"ana ending her session, which the server keeps", ana, http.MethodDelete, session, "keep", http.StatusMethodNotAllowed},
+		{"bo with ana's session that the server kept", bo, http.MethodPost, session, "", http.StatusNotFound},
+		{"ana ending her session", ana, http.MethodDelete, session, "", http.StatusOK},
+		{"bo with the session ana ended", bo, http.MethodPost, session, "", http.StatusOK},
 	}
 	for _, step := range steps {
 		before := next.n.Load()
-		status, _ := sessionCall(a, next, step.method, step.token, step.session, "")
+		status, _ := sessionCall(a, next, step.method, step.token, step.session, step.body)
 		reached := next.n.Load() - before
-		if status != step.want || (reached == 1) != (step.want == http.StatusOK) {
+		if status != step.want || (reached == 1) != (step.want != http.StatusNotFound) {
 			t.Errorf("%s: %d, %d requests reached the server; want %d", step.who, status, reached, step.want)
 		}
 	}
@@ -113,11 +121,11 @@ func TestProtectKeepsASessionToItsCaller(t *testing.T) {
 	}
 
 	errs := log.all()
-	if len(errs) != 4 {
-		t.Fatalf("the refusal handler was told %v, want four refusals", errs)
+	if len(errs) != 5 {
+		t.Fatalf("the refusal handler was told %v, want five refusals", errs)
 	}
 	for _, err := range errs {
-		if !errors.Is(err, mcpbridge.ErrForeignSession) {
+		if !errors.Is(err, mcpauth.ErrForeignSession) {
 			t.Errorf("the refusal handler was told %v, want ErrForeignSession", err)
 		}
 	}
@@ -133,14 +141,14 @@ func TestProtectKeepsASessionToTheOwnerClaims(t *testing.T) {
 	acme := iss.Token(t, resource, "ana", map[string]any{"tenant": "acme", "scope": "travel"})
 	for _, tc := range []struct {
 		name   string
-		opts   []mcpbridge.AuthOption
+		opts   []mcpauth.Option
 		token  string
 		status int
 	}{
 		{"by default, the subject: the same subject of another tenant", nil, iss.Token(t, resource, "ana", map[string]any{"tenant": "globex"}), http.StatusOK},
-		{"tenant and subject: the same subject of another tenant", []mcpbridge.AuthOption{mcpbridge.WithSessionOwner("tenant", "sub")}, iss.Token(t, resource, "ana", map[string]any{"tenant": "globex"}), http.StatusNotFound},
-		{"tenant and subject: the same subject without a tenant", []mcpbridge.AuthOption{mcpbridge.WithSessionOwner("tenant", "sub")}, iss.Token(t, resource, "ana", nil), http.StatusNotFound},
-		{"tenant and subject: a token of the same tenant and subject with other scopes", []mcpbridge.AuthOption{mcpbridge.WithSessionOwner("tenant", "sub")}, iss.Token(t, resource, "ana", map[string]any{"tenant": "acme"}), http.StatusOK},
+		{"tenant and subject: the same subject of another tenant", []mcpauth.Option{mcpauth.WithSessionOwner("tenant", "sub")}, iss.Token(t, resource, "ana", map[string]any{"tenant": "globex"}), http.StatusNotFound},
+		{"tenant and subject: the same subject without a tenant", []mcpauth.Option{mcpauth.WithSessionOwner("tenant", "sub")}, iss.Token(t, resource, "ana", nil), http.StatusNotFound},
+		{"tenant and subject: a token of the same tenant and subject with other scopes", []mcpauth.Option{mcpauth.WithSessionOwner("tenant", "sub")}, iss.Token(t, resource, "ana", map[string]any{"tenant": "acme"}), http.StatusOK},
 	} {
 		a := authorizer(t, iss, tc.opts...)
 		_, session := sessionCall(a, next, http.MethodPost, acme, "", "initialize")
@@ -149,7 +157,7 @@ func TestProtectKeepsASessionToTheOwnerClaims(t *testing.T) {
 		}
 	}
 	for _, claims := range [][]string{nil, {"tenant", ""}} {
-		if _, err := mcpbridge.NewAuthorizer(t.Context(), resource, iss.URL, mcpbridge.WithSessionOwner(claims...)); err == nil || !strings.Contains(err.Error(), "WithSessionOwner") {
+		if _, err := mcpauth.NewAuthorizer(t.Context(), resource, iss.URL, mcpauth.WithSessionOwner(claims...)); err == nil || !strings.Contains(err.Error(), "WithSessionOwner") {
 			t.Errorf("WithSessionOwner(%q): %v, want an error naming it", claims, err)
 		}
 	}
@@ -218,6 +226,15 @@ func TestProtectForgetsIdleSessions(t *testing.T) {
 		close(next.held)
 		<-done
 	})
+}
+
+// testContext returns a context that ends with the test, and at the latest after a minute, so
+// that a test whose behaviour is missing fails instead of hanging.
+func testContext(t *testing.T) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	return ctx
 }
 
 // A response that begins a session streams through Protect as it would without it: mcp-go

@@ -1,4 +1,4 @@
-package mcpbridge_test
+package mcpauth_test
 
 import (
 	"context"
@@ -12,18 +12,13 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/cadrehq/cadre/internal/oauthtest"
-	"github.com/cadrehq/cadre/pkg/chat"
-	"github.com/cadrehq/cadre/pkg/mcpbridge"
-	"github.com/cadrehq/cadre/pkg/tool"
+	"github.com/cadrehq/cadre/pkg/mcpauth"
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/google/go-cmp/cmp"
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
-	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 )
 
 // resource is the URL of the endpoint the unit tests protect; the handler is called directly.
@@ -32,9 +27,9 @@ const resource = "http://127.0.0.1:8080/mcp"
 const metadataURL = "http://127.0.0.1:8080/.well-known/oauth-protected-resource/mcp"
 
 // authorizer returns an Authorizer of iss for resource, whose key refreshes end with the test.
-func authorizer(t *testing.T, iss *oauthtest.Issuer, opts ...mcpbridge.AuthOption) *mcpbridge.Authorizer {
+func authorizer(t *testing.T, iss *oauthtest.Issuer, opts ...mcpauth.Option) *mcpauth.Authorizer {
 	t.Helper()
-	a, err := mcpbridge.NewAuthorizer(t.Context(), resource, iss.URL, opts...)
+	a, err := mcpauth.NewAuthorizer(t.Context(), resource, iss.URL, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,14 +65,14 @@ type reached struct {
 
 func (h *reached) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.n.Add(1)
-	if c, ok := mcpbridge.ClaimsFromContext(r.Context()); ok {
+	if c, ok := mcpauth.ClaimsFromContext(r.Context()); ok {
 		h.claims.Store(c)
 	}
 	w.WriteHeader(http.StatusOK)
 }
 
 // send sends a request with the Authorization headers auth through a.Protect to next.
-func send(a *mcpbridge.Authorizer, next http.Handler, auth ...string) *httptest.ResponseRecorder {
+func send(a *mcpauth.Authorizer, next http.Handler, auth ...string) *httptest.ResponseRecorder {
 	req := httptest.NewRequest(http.MethodPost, resource, strings.NewReader(`{}`))
 	for _, v := range auth {
 		req.Header.Add("Authorization", v)
@@ -96,7 +91,7 @@ func TestProtectRefusesWhatIsNotAValidTokenForThisResource(t *testing.T) {
 	key := oauthtest.NewKey(t, "k1")
 	iss := oauthtest.NewIssuer(t, key)
 	log := &refusals{}
-	a := authorizer(t, iss, mcpbridge.WithRefusalHandler(log.handle))
+	a := authorizer(t, iss, mcpauth.WithRefusalHandler(log.handle))
 	now := time.Now()
 	with := func(change func(jwt.MapClaims)) string {
 		c := iss.Claims(resource, "ana")
@@ -206,7 +201,7 @@ func TestProtectLetsAValidTokenThroughWithItsClaims(t *testing.T) {
 					t.Errorf("%s: status %d, %d calls, WWW-Authenticate %q; want it through", name, rec.Code, next.n.Load(), rec.Header().Get("WWW-Authenticate"))
 					continue
 				}
-				got, _ := next.claims.Load().(mcpbridge.Claims)
+				got, _ := next.claims.Load().(mcpauth.Claims)
 				if got["sub"] != "ana" || got["iss"] != iss.URL {
 					t.Errorf("%s: claims %v", name, got)
 				}
@@ -217,46 +212,146 @@ func TestProtectLetsAValidTokenThroughWithItsClaims(t *testing.T) {
 
 // A token signed with a key the Authorizer does not hold makes it fetch the JWK Set again, so
 // that the issuer can rotate its keys; made-up key IDs cannot make it fetch more than once a
-// minute.
+// minute, and a token that would have to wait for that is refused at once. (In a bubble: the
+// limiter's minute passes in no time when a token waits for it.)
 func TestProtectRefreshesTheKeysOnAnUnknownKeyID(t *testing.T) {
 	t.Parallel()
 	old, rotated := oauthtest.NewKey(t, "old"), oauthtest.NewKey(t, "new")
 	iss := oauthtest.NewIssuer(t, old)
-	a := authorizer(t, iss)
-	if n := iss.KeyFetches(); n != 1 {
-		t.Fatalf("%d fetches of the JWK Set by NewAuthorizer, want 1", n)
-	}
-	status := func(key oauthtest.Key) int {
-		return send(a, &reached{}, "Bearer "+oauthtest.Sign(t, key, iss.Claims(resource, "ana"))).Code
-	}
-	if got := status(old); got != http.StatusOK {
-		t.Fatalf("a token of the published key: %d", got)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		a, err := mcpauth.NewAuthorizer(t.Context(), resource, iss.URL, mcpauth.WithIssuerClient(&http.Client{Transport: iss.Transport()}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := iss.KeyFetches(); n != 1 {
+			t.Fatalf("%d fetches of the JWK Set by NewAuthorizer, want 1", n)
+		}
+		status := func(key oauthtest.Key) int {
+			return send(a, &reached{}, "Bearer "+oauthtest.Sign(t, key, iss.Claims(resource, "ana"))).Code
+		}
+		if got := status(old); got != http.StatusOK {
+			t.Fatalf("a token of the published key: %d", got)
+		}
 
-	iss.Publish(rotated) // the issuer rotates: the old key is withdrawn
-	if got := status(rotated); got != http.StatusOK {
-		t.Errorf("a token of the rotated key: %d, want 200 after a refresh", got)
-	}
-	if n := iss.KeyFetches(); n != 2 {
-		t.Errorf("%d fetches after the rotation, want 2", n)
-	}
-	if got := status(old); got != http.StatusUnauthorized {
-		t.Errorf("a token of the withdrawn key: %d, want 401", got)
-	}
-	rec := send(a, &reached{}, "Bearer "+oauthtest.Sign(t, oauthtest.NewKey(t, "made-up"), iss.Claims(resource, "ana")))
-	if want := invalidToken("it is not signed with a key that the issuer publishes"); rec.Header().Get("WWW-Authenticate") != want {
-		t.Errorf("a made-up key ID: %d %s, want 401 %s", rec.Code, rec.Header().Get("WWW-Authenticate"), want)
-	}
-	if n := iss.KeyFetches(); n != 2 {
-		t.Errorf("%d fetches after two unknown key IDs within a minute, want still 2", n)
-	}
+		iss.Publish(rotated) // the issuer rotates: the old key is withdrawn
+		if got := status(rotated); got != http.StatusOK {
+			t.Errorf("a token of the rotated key: %d, want 200 after a refresh", got)
+		}
+		if n := iss.KeyFetches(); n != 2 {
+			t.Errorf("%d fetches after the rotation, want 2", n)
+		}
+		if got := status(old); got != http.StatusUnauthorized {
+			t.Errorf("a token of the withdrawn key: %d, want 401", got)
+		}
+		start := time.Now()
+		rec := send(a, &reached{}, "Bearer "+oauthtest.Sign(t, oauthtest.NewKey(t, "made-up"), iss.Claims(resource, "ana")))
+		if want := invalidToken("it is not signed with a key that the issuer publishes"); rec.Header().Get("WWW-Authenticate") != want {
+			t.Errorf("a made-up key ID: %d %s, want 401 %s", rec.Code, rec.Header().Get("WWW-Authenticate"), want)
+		}
+		if waited := time.Since(start); waited != 0 {
+			t.Errorf("a made-up key ID within the minute was refused after %v, want at once", waited)
+		}
+		if n := iss.KeyFetches(); n != 2 {
+			t.Errorf("%d fetches after two unknown key IDs within a minute, want still 2", n)
+		}
+	})
 }
+
+// The Authorizer fetches the JWK Set every hour while its context lasts: a key published since
+// is known before any token names it.
+func TestAuthorizerRefreshesTheKeysEveryHour(t *testing.T) {
+	t.Parallel()
+	old, rotated := oauthtest.NewKey(t, "old"), oauthtest.NewKey(t, "new")
+	iss := oauthtest.NewIssuer(t, old)
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		a, err := mcpauth.NewAuthorizer(ctx, resource, iss.URL, mcpauth.WithIssuerClient(&http.Client{Transport: iss.Transport()}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		iss.Publish(rotated)
+		time.Sleep(time.Hour - time.Minute)
+		synctest.Wait()
+		if n := iss.KeyFetches(); n != 1 {
+			t.Errorf("%d fetches of the JWK Set within the hour, want 1", n)
+		}
+		time.Sleep(2 * time.Minute)
+		synctest.Wait()
+		if n := iss.KeyFetches(); n != 2 {
+			t.Fatalf("%d fetches of the JWK Set after an hour, want 2", n)
+		}
+		// The hourly fetch brought the new key: a token of it needs no fetch of its own.
+		if rec := send(a, &reached{}, "Bearer "+oauthtest.Sign(t, rotated, iss.Claims(resource, "ana"))); rec.Code != http.StatusOK {
+			t.Errorf("a token of the published key: %d, want 200", rec.Code)
+		}
+		if n := iss.KeyFetches(); n != 2 {
+			t.Errorf("%d fetches, want still 2: the hourly refresh found the new key", n)
+		}
+		if rec := send(a, &reached{}, "Bearer "+oauthtest.Sign(t, old, iss.Claims(resource, "ana"))); rec.Code != http.StatusUnauthorized {
+			t.Errorf("a token of the withdrawn key: %d, want 401", rec.Code)
+		}
+	})
+}
+
+// The fetches of NewAuthorizer give up after 10 seconds each: the default client's requests
+// time out (the metadata is looked for at two addresses), and a fetch of the JWK Set ends then
+// even through a client of the program's own that has no timeout.
+func TestNewAuthorizerGivesUpOnAStalledIssuer(t *testing.T) {
+	t.Parallel()
+	t.Run("metadata, default client", func(t *testing.T) {
+		t.Parallel()
+		// It never answers at the first address of its metadata; at the other, it has none.
+		stalled := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.Contains(r.URL.Path, "oauth-authorization-server") {
+				<-r.Context().Done()
+			}
+			http.NotFound(w, r)
+		}))
+		t.Cleanup(stalled.Close) // after t.Context() is done, which ends the request of a stuck NewAuthorizer
+		failed := make(chan error, 1)
+		go func() {
+			_, err := mcpauth.NewAuthorizer(t.Context(), resource, stalled.URL)
+			failed <- err
+		}()
+		select {
+		case err := <-failed:
+			if err == nil {
+				t.Fatal("NewAuthorizer succeeded against an issuer that never answers")
+			}
+		case <-time.After(40 * time.Second):
+			t.Fatal("NewAuthorizer still waits for an issuer that never answers after 40 s; the default client's requests time out after 10 s")
+		}
+	})
+	t.Run("JWK Set, a client without a timeout", func(t *testing.T) {
+		t.Parallel()
+		synctest.Test(t, func(t *testing.T) {
+			stalled := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+				<-r.Context().Done()
+				return nil, r.Context().Err()
+			})
+			start := time.Now()
+			_, err := mcpauth.NewAuthorizer(t.Context(), resource, "http://127.0.0.1:9/",
+				mcpauth.WithJWKSURL("http://127.0.0.1:9/jwks.json"), mcpauth.WithIssuerClient(&http.Client{Transport: stalled}))
+			if err == nil {
+				t.Fatal("NewAuthorizer succeeded against a JWK Set that never answers")
+			}
+			if waited := time.Since(start); waited != 10*time.Second {
+				t.Errorf("NewAuthorizer gave up after %v, want 10s", waited)
+			}
+		})
+	})
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 func TestProtectRequiresScopes(t *testing.T) {
 	t.Parallel()
 	key := oauthtest.NewKey(t, "k1")
 	iss := oauthtest.NewIssuer(t, key)
-	a := authorizer(t, iss, mcpbridge.WithRequiredScopes("chats", "tools"))
+	a := authorizer(t, iss, mcpauth.WithRequiredScopes("chats", "tools"))
 	token := func(extra map[string]any) string {
 		return "Bearer " + iss.Token(t, resource, "ana", extra)
 	}
@@ -291,7 +386,7 @@ func TestProtectRequiresScopes(t *testing.T) {
 func TestMetadataIsTheProtectedResourceMetadata(t *testing.T) {
 	t.Parallel()
 	iss := oauthtest.NewIssuer(t, oauthtest.NewKey(t, "k1"))
-	a := authorizer(t, iss, mcpbridge.WithRequiredScopes("chats"))
+	a := authorizer(t, iss, mcpauth.WithRequiredScopes("chats"))
 	if got, want := a.MetadataPath(), "/.well-known/oauth-protected-resource/mcp"; got != want {
 		t.Errorf("MetadataPath %q, want %q", got, want)
 	}
@@ -331,28 +426,28 @@ func TestNewAuthorizerRefusesWhatCannotBeSafe(t *testing.T) {
 
 	cases := []struct {
 		name, resource, issuer string
-		opts                   []mcpbridge.AuthOption
+		opts                   []mcpauth.Option
 		want                   string
 	}{
 		{"a resource in the clear", "http://mcp.example.com/mcp", iss.URL, nil, `the resource "http://mcp.example.com/mcp" must be https`},
 		{"a relative resource", "/mcp", iss.URL, nil, "not an absolute URL"},
 		{"an issuer in the clear", resource, "http://auth.example.com", nil, `the issuer "http://auth.example.com" must be https`},
-		{"a JWK Set in the clear", resource, iss.URL, []mcpbridge.AuthOption{mcpbridge.WithJWKSURL("http://auth.example.com/jwks")}, "must be https"},
-		{"HS256", resource, iss.URL, []mcpbridge.AuthOption{mcpbridge.WithSigningAlgorithms("ES256", "HS256")}, `"HS256" is not one`},
-		{"none", resource, iss.URL, []mcpbridge.AuthOption{mcpbridge.WithSigningAlgorithms("none")}, `"none" is not one`},
+		{"a JWK Set in the clear", resource, iss.URL, []mcpauth.Option{mcpauth.WithJWKSURL("http://auth.example.com/jwks")}, "must be https"},
+		{"HS256", resource, iss.URL, []mcpauth.Option{mcpauth.WithSigningAlgorithms("ES256", "HS256")}, `"HS256" is not one`},
+		{"none", resource, iss.URL, []mcpauth.Option{mcpauth.WithSigningAlgorithms("none")}, `"none" is not one`},
 		{"metadata of another issuer", resource, liar.URL, nil, "names the issuer"},
 		{"an issuer that does not answer", resource, gone.URL, nil, "finding the JWK Set of the issuer"},
-		{"a JWK Set that does not answer", resource, iss.URL, []mcpbridge.AuthOption{mcpbridge.WithJWKSURL(gone.URL + "/jwks")}, "fetching the issuer's JWK Set"},
+		{"a JWK Set that does not answer", resource, iss.URL, []mcpauth.Option{mcpauth.WithJWKSURL(gone.URL + "/jwks")}, "fetching the issuer's JWK Set"},
 	}
 	for _, c := range cases {
-		_, err := mcpbridge.NewAuthorizer(t.Context(), c.resource, c.issuer, c.opts...)
+		_, err := mcpauth.NewAuthorizer(t.Context(), c.resource, c.issuer, c.opts...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want one saying %q", c.name, err, c.want)
 		}
 	}
 
 	// The JWK Set given instead of found: NewAuthorizer fetches no metadata.
-	if _, err := mcpbridge.NewAuthorizer(t.Context(), resource, liar.URL, mcpbridge.WithJWKSURL(iss.JWKSURL())); err != nil {
+	if _, err := mcpauth.NewAuthorizer(t.Context(), resource, liar.URL, mcpauth.WithJWKSURL(iss.JWKSURL())); err != nil {
 		t.Errorf("with WithJWKSURL: %v", err)
 	}
 }
@@ -361,16 +456,16 @@ func TestClaimIdentity(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name                string
-		claims              mcpbridge.Claims // nil: no token
+		claims              mcpauth.Claims // nil: no token
 		tenantClaim         string
 		tenant, user, error string
 	}{
-		{"tenant and user", mcpbridge.Claims{"tenant": "acme", "sub": "ana"}, "tenant", "acme", "ana", ""},
-		{"one tenant", mcpbridge.Claims{"sub": "ana"}, "", "", "ana", ""},
-		{"no tenant", mcpbridge.Claims{"sub": "ana"}, "tenant", "", "", `the bearer token has no claim "tenant"`},
-		{"an empty tenant", mcpbridge.Claims{"tenant": "", "sub": "ana"}, "tenant", "", "", `the bearer token has no claim "tenant"`},
-		{"a tenant that is not a string", mcpbridge.Claims{"tenant": 7.0, "sub": "ana"}, "tenant", "", "", `the bearer token has no claim "tenant"`},
-		{"no user", mcpbridge.Claims{"tenant": "acme"}, "tenant", "", "", `the bearer token has no claim "sub"`},
+		{"tenant and user", mcpauth.Claims{"tenant": "acme", "sub": "ana"}, "tenant", "acme", "ana", ""},
+		{"one tenant", mcpauth.Claims{"sub": "ana"}, "", "", "ana", ""},
+		{"no tenant", mcpauth.Claims{"sub": "ana"}, "tenant", "", "", `the bearer token has no claim "tenant"`},
+		{"an empty tenant", mcpauth.Claims{"tenant": "", "sub": "ana"}, "tenant", "", "", `the bearer token has no claim "tenant"`},
+		{"a tenant that is not a string", mcpauth.Claims{"tenant": 7.0, "sub": "ana"}, "tenant", "", "", `the bearer token has no claim "tenant"`},
+		{"no user", mcpauth.Claims{"tenant": "acme"}, "tenant", "", "", `the bearer token has no claim "sub"`},
 		{"no token", nil, "tenant", "", "", "no checked bearer token"},
 	}
 	for _, c := range cases {
@@ -378,7 +473,7 @@ func TestClaimIdentity(t *testing.T) {
 		if c.claims != nil {
 			ctx = withClaims(t, c.claims)
 		}
-		tenant, user, err := mcpbridge.ClaimIdentity(c.tenantClaim, "sub")(ctx)
+		tenant, user, err := mcpauth.ClaimIdentity(c.tenantClaim, "sub")(ctx)
 		if c.error != "" {
 			if err == nil || !strings.Contains(err.Error(), c.error) {
 				t.Errorf("%s: %q %q %v, want an error saying %q", c.name, tenant, user, err, c.error)
@@ -393,7 +488,7 @@ func TestClaimIdentity(t *testing.T) {
 
 // withClaims returns a context holding claims as Protect puts them there: it lets a token of
 // them through a.Protect and keeps the request's context.
-func withClaims(t *testing.T, claims mcpbridge.Claims) context.Context {
+func withClaims(t *testing.T, claims mcpauth.Claims) context.Context {
 	t.Helper()
 	key := oauthtest.NewKey(t, "k1")
 	iss := oauthtest.NewIssuer(t, key)
@@ -411,121 +506,6 @@ func withClaims(t *testing.T, claims mcpbridge.Claims) context.Context {
 	return ctx
 }
 
-// Over streamable HTTP behind Protect, mcp-go's client with a token reaches the prompts and
-// tools, each caller in the chats of the tenant and the user of their token whatever chat_id
-// they send; without a token it is told where the metadata is, and nothing runs.
-func TestProtectedServerOverStreamableHTTP(t *testing.T) {
-	t.Parallel()
-	key := oauthtest.NewKey(t, "k1")
-	iss := oauthtest.NewIssuer(t, key)
-	mux := http.NewServeMux()
-	web := httptest.NewServer(mux)
-	t.Cleanup(web.Close)
-	endpoint := web.URL + "/mcp"
-	a, err := mcpbridge.NewAuthorizer(t.Context(), endpoint, iss.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	s := newServer()
-	ra, _ := rememberer(chat.NewMemory())
-	if err := mcpbridge.AddPrompt(s, ra, mcpbridge.WithIdentity(mcpbridge.ClaimIdentity("tenant", "sub"))); err != nil {
-		t.Fatal(err)
-	}
-	var calls atomic.Int32
-	ping := tool.Func("ping", "Answers pong.", func(context.Context, struct{}) (string, error) {
-		calls.Add(1)
-		return "pong", nil
-	})
-	if err := mcpbridge.AddTool(s, ping); err != nil {
-		t.Fatal(err)
-	}
-	mux.Handle("/mcp", a.Protect(server.NewStreamableHTTPServer(s)))
-	mux.Handle(a.MetadataPath(), a.Metadata())
-
-	connectWith := func(t *testing.T, headers map[string]string) (*client.Client, error) {
-		t.Helper()
-		c, err := client.NewStreamableHttpClient(endpoint, transport.WithHTTPHeaders(headers))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = c.Close() })
-		ctx := testContext(t)
-		if err := c.Start(ctx); err != nil {
-			return nil, err
-		}
-		_, err = c.Initialize(ctx, mcp.InitializeRequest{})
-		return c, err
-	}
-	signedIn := func(tenant, user string) *client.Client {
-		t.Helper()
-		c, err := connectWith(t, map[string]string{"Authorization": "Bearer " + iss.Token(t, endpoint, user, map[string]any{"tenant": tenant})})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
-
-	ana, bo := signedIn("acme", "ana"), signedIn("globex", "bo")
-	for _, step := range []struct {
-		c    *client.Client
-		who  string
-		want string
-	}{
-		{ana, "ana", "(0 earlier)"},
-		{ana, "ana", "(1 earlier)"},
-		{bo, "bo, naming ana's chat_id", "(0 earlier)"},
-		{signedIn("acme", "ana"), "ana, connecting again", "(2 earlier)"},
-		{signedIn("globex", "ana"), "another tenant's ana", "(0 earlier)"},
-	} {
-		got := answer(t, testContext(t), step.c, "rememberer", map[string]string{"input": "Hello", "chat_id": "trip"})
-		if !strings.HasSuffix(got, step.want) {
-			t.Errorf("%s: %q, want it to end %q", step.who, got, step.want)
-		}
-	}
-	if res := callTool(t, ana, "ping", `{}`); textOf(res) != "pong" || calls.Load() != 1 {
-		t.Errorf("ping: %q, %d calls", textOf(res), calls.Load())
-	}
-
-	// A valid token without the tenant claim: the tool runs, the chat does not.
-	noTenant, err := connectWith(t, map[string]string{"Authorization": "Bearer " + iss.Token(t, endpoint, "ana", nil)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := getPrompt(t, noTenant, "rememberer", map[string]string{"input": "Hello", "chat_id": "trip"}); err == nil || !strings.Contains(err.Error(), `no claim "tenant"`) {
-		t.Errorf("a get without the tenant claim: %v, want it refused", err)
-	}
-
-	// Without a token, or with one for another resource, the client is told where to look.
-	for name, headers := range map[string]map[string]string{
-		"no token":         nil,
-		"another resource": {"Authorization": "Bearer " + iss.Token(t, "https://other.example.com/mcp", "ana", map[string]any{"tenant": "acme"})},
-	} {
-		_, err := connectWith(t, headers)
-		var authErr *transport.AuthorizationRequiredError
-		if !errors.As(err, &authErr) || authErr.ResourceMetadataURL != a.MetadataURL() {
-			t.Errorf("%s: %v, want an AuthorizationRequiredError naming %s", name, err, a.MetadataURL())
-		}
-	}
-	if calls.Load() != 1 {
-		t.Errorf("ping ran %d times, want once", calls.Load())
-	}
-
-	// The metadata the challenge points to.
-	resp, err := http.Get(a.MetadataURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var md struct {
-		Resource             string   `json:"resource"`
-		AuthorizationServers []string `json:"authorization_servers"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&md); err != nil || md.Resource != endpoint || len(md.AuthorizationServers) != 1 || md.AuthorizationServers[0] != iss.URL {
-		t.Errorf("metadata %+v, %v", md, err)
-	}
-}
-
 // An issuer with a path that publishes OpenID Connect discovery only, as Keycloak's realms do:
 // NewAuthorizer finds its JWK Set at the last address MCP's specification lists.
 func TestNewAuthorizerFindsTheKeysOfAnOpenIDProvider(t *testing.T) {
@@ -539,7 +519,7 @@ func TestNewAuthorizerFindsTheKeysOfAnOpenIDProvider(t *testing.T) {
 	mux.HandleFunc("GET /realms/acme/.well-known/openid-configuration", func(w http.ResponseWriter, _ *http.Request) {
 		_ = json.NewEncoder(w).Encode(map[string]string{"issuer": issuer, "jwks_uri": keys.JWKSURL()})
 	})
-	a, err := mcpbridge.NewAuthorizer(t.Context(), resource, issuer)
+	a, err := mcpauth.NewAuthorizer(t.Context(), resource, issuer)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -547,76 +527,5 @@ func TestNewAuthorizerFindsTheKeysOfAnOpenIDProvider(t *testing.T) {
 	claims["iss"] = issuer
 	if rec := send(a, &reached{}, "Bearer "+oauthtest.Sign(t, key, claims)); rec.Code != http.StatusOK {
 		t.Errorf("a token of the provider: %d %s", rec.Code, rec.Header().Get("WWW-Authenticate"))
-	}
-}
-
-// A caller whose token lacks a claim that names them is told, by a get that gives a chat_id,
-// that they are not identified, which claim of their token is wanted and what it is for, and
-// how to ask without a chat; the agent does not run. The same caller's tools run.
-func TestUnidentifiedCallerIsToldWhy(t *testing.T) {
-	t.Parallel()
-	key := oauthtest.NewKey(t, "k1")
-	iss := oauthtest.NewIssuer(t, key)
-	mux := http.NewServeMux()
-	web := httptest.NewServer(mux)
-	t.Cleanup(web.Close)
-	endpoint := web.URL + "/mcp"
-	a, err := mcpbridge.NewAuthorizer(t.Context(), endpoint, iss.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := newServer()
-	var log errorLog
-	agent := &chatTeller{}
-	if err := mcpbridge.AddPrompt(s, agent, mcpbridge.WithIdentity(mcpbridge.ClaimIdentity("tenant", "sub")), mcpbridge.WithErrorHandler(log.handle)); err != nil {
-		t.Fatal(err)
-	}
-	ping := tool.Func("ping", "Answers pong.", func(context.Context, struct{}) (string, error) { return "pong", nil })
-	if err := mcpbridge.AddTool(s, ping); err != nil {
-		t.Fatal(err)
-	}
-	mux.Handle("/mcp", a.Protect(server.NewStreamableHTTPServer(s)))
-
-	const leaveOut = `, so chat "trip" cannot be continued: leave out "chat_id" to ask without a chat`
-	for _, tc := range []struct {
-		name   string
-		claims map[string]any // beside sub "ana"
-		want   string         // what the client is told, after the label of mcp-go's error code
-	}{
-		{"no tenant", nil,
-			`prompt "teller": the caller is not identified (the bearer token has no claim "tenant", which names the caller's tenant)` + leaveOut},
-		{"an empty tenant", map[string]any{"tenant": ""},
-			`prompt "teller": the caller is not identified (the bearer token has no claim "tenant", which names the caller's tenant: it is empty)` + leaveOut},
-		{"a tenant that is a number", map[string]any{"tenant": 7},
-			`prompt "teller": the caller is not identified (the bearer token has no claim "tenant", which names the caller's tenant: it is a number, not a string)` + leaveOut},
-		{"a null user", map[string]any{"tenant": "acme", "sub": nil},
-			`prompt "teller": the caller is not identified (the bearer token has no claim "sub", which names the caller)` + leaveOut},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			hc, err := client.NewStreamableHttpClient(endpoint, transport.WithHTTPHeaders(map[string]string{
-				"Authorization": "Bearer " + iss.Token(t, endpoint, "ana", tc.claims),
-			}))
-			if err != nil {
-				t.Fatal(err)
-			}
-			c := initialize(t, hc)
-			_, err = getPrompt(t, c, "teller", map[string]string{"input": "hi", "chat_id": "trip"})
-			if err == nil || !strings.HasSuffix(err.Error(), ": "+tc.want) {
-				t.Errorf("the client was told %v,\nwant %s", err, tc.want)
-			}
-			if _, herr := log.last(); herr == nil || herr.Error() != tc.want {
-				t.Errorf("the error handler was told %v", herr)
-			}
-			if n := agent.calls.Load(); n != 0 {
-				t.Errorf("the agent ran %d times", n)
-			}
-			if got := answer(t, testContext(t), c, "teller", map[string]string{"input": "hi"}); got != "no chat" {
-				t.Errorf("without a chat_id: %q, want an answer in no chat", got)
-			}
-			agent.calls.Store(0)
-			if res := callTool(t, c, "ping", `{}`); textOf(res) != "pong" {
-				t.Errorf("ping: %q", textOf(res))
-			}
-		})
 	}
 }

@@ -1,4 +1,4 @@
-package mcpbridge_test
+package mcpauth_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"os/signal"
 
 	"github.com/cadrehq/cadre/pkg/assistant"
+	"github.com/cadrehq/cadre/pkg/mcpauth"
 	"github.com/cadrehq/cadre/pkg/mcpbridge"
 	"github.com/mark3labs/mcp-go/server"
 )
@@ -19,15 +20,15 @@ import (
 func ExampleNewAuthorizer() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	auth, err := mcpbridge.NewAuthorizer(ctx, "https://mcp.example.com/mcp", "https://auth.example.com",
-		mcpbridge.WithRequiredScopes("chats"))
+	auth, err := mcpauth.NewAuthorizer(ctx, "https://mcp.example.com/mcp", "https://auth.example.com",
+		mcpauth.WithRequiredScopes("chats"))
 	if err != nil {
 		log.Fatal(err)
 	}
 
 	var planner assistant.Agent // an assistant with a chat store
 	s := server.NewMCPServer("travel", "1.0.0")
-	if err := mcpbridge.AddPrompt(s, planner, mcpbridge.WithIdentity(mcpbridge.ClaimIdentity("tenant", "sub"))); err != nil {
+	if err := mcpbridge.AddPrompt(s, planner, mcpbridge.WithIdentity(mcpauth.ClaimIdentity("tenant", "sub"))); err != nil {
 		log.Fatal(err)
 	}
 

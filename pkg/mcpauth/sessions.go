@@ -1,4 +1,4 @@
-package mcpbridge
+package mcpauth
 
 import (
 	"crypto/sha256"
@@ -110,36 +110,66 @@ func (s *sessionOwners) add(id, caller string, now time.Time) *sessionOwner {
 	return o
 }
 
-// sessionWriter tells began of the session that its response begins — the Mcp-Session-Id of
-// the response's header — when the header is written, before the client can learn the ID.
+// serveSession serves r, of caller, with next, if r's session is caller's or none: a response
+// that begins a session makes it caller's, and a DELETE that next accepts forgets it.
+func (a *Authorizer) serveSession(w http.ResponseWriter, r *http.Request, next http.Handler, caller string) {
+	id := r.Header.Get(server.HeaderKeySessionID)
+	if id == "" {
+		next.ServeHTTP(&sessionWriter{ResponseWriter: w, began: func(id string) { a.sessions.begin(id, caller) }}, r)
+		return
+	}
+	owner, ok := a.sessions.enter(id, caller)
+	if !ok {
+		a.refuse(w, r, ErrForeignSession)
+		return
+	}
+	defer a.sessions.leave(owner)
+	if r.Method != http.MethodDelete {
+		next.ServeHTTP(w, r)
+		return
+	}
+	status := &sessionWriter{ResponseWriter: w}
+	next.ServeHTTP(status, r)
+	if status.code == 0 || status.code == http.StatusOK || status.code == http.StatusNoContent {
+		a.sessions.end(id)
+	}
+}
+
+// sessionWriter is the writer of a response through Protect. It records the response's status
+// code, and tells began, when set, of the session that the response begins — the
+// Mcp-Session-Id of the response's header — when the header is written, before the client can
+// learn the ID.
 type sessionWriter struct {
 	http.ResponseWriter
 	began func(id string)
+	code  int // the status code written first; 0 while none is
 	once  sync.Once
 }
 
-func (w *sessionWriter) head() {
+// head records that the header is written, with code.
+func (w *sessionWriter) head(code int) {
 	w.once.Do(func() {
-		if id := w.Header().Get(server.HeaderKeySessionID); id != "" {
+		w.code = code
+		if id := w.Header().Get(server.HeaderKeySessionID); id != "" && w.began != nil {
 			w.began(id)
 		}
 	})
 }
 
 func (w *sessionWriter) WriteHeader(code int) {
-	w.head()
+	w.head(code)
 	w.ResponseWriter.WriteHeader(code)
 }
 
 func (w *sessionWriter) Write(p []byte) (int, error) {
-	w.head()
+	w.head(http.StatusOK)
 	return w.ResponseWriter.Write(p)
 }
 
 // Flush flushes the response, when the writer underneath can: mcp-go streams a response
 // (server-sent events) only to a writer that is an http.Flusher.
 func (w *sessionWriter) Flush() {
-	w.head()
+	w.head(http.StatusOK)
 	_ = http.NewResponseController(w.ResponseWriter).Flush()
 }
 
