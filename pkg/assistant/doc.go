@@ -40,5 +40,5 @@
 // tool call of an assistant and of the runs it delegates to: it may pass on another context,
 // answer without calling next, and sees every result. Tracing, durable runs and rate limits
 // are built on it, outside the loop. Every run takes the same chain, its events outermost; a run
-without middleware allocates nothing more for it.
+// without middleware allocates nothing more for it.
 package assistant
