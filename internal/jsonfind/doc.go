@@ -1,5 +1,6 @@
 // Package jsonfind finds the JSON objects and arrays written inside a text — a model's answer
-// with prose around its JSON — in time linear in the text's length.
+// with prose around its JSON — in time linear in the text's length (Values), and the JSON
+// values an answer most likely means, in order (Candidates).
 //
 // The obvious search, decoding from every '{' and '[' in turn, is quadratic: an answer of
 // unclosed openers ("[[[[…", or JSON cut short) makes each decode read to the end. A decode

@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"time"
 
-	"github.com/cadrehq/cadre/pkg/callback"
 	"github.com/cadrehq/cadre/pkg/chat"
 	"github.com/cadrehq/cadre/pkg/usage"
 )
@@ -161,7 +159,7 @@ func (r *run[O]) pause(ctx context.Context) (*Result[O], error) {
 		return r.failPause(ctx, fmt.Errorf("assistant %q: keeping the paused run: %w", r.p.name, err))
 	}
 	p := &Paused{Assistant: r.p.name, Messages: msgs, First: r.first, Calls: r.turn.paused(),
-		Usage: r.state.account.Report(), Model: r.res.Model, Failures: len(r.failures)}
+		Usage: r.state.account.Report(), Model: r.res.Model, Failures: len(r.answers.failures)}
 	if r.chat.on {
 		id := r.chat.id
 		p.Chat = &id
@@ -177,8 +175,5 @@ func (r *run[O]) pause(ctx context.Context) (*Result[O], error) {
 	r.res.Stop, r.res.Paused = StopPending, p
 	r.res.Messages = r.msgs[r.first:len(r.msgs):len(r.msgs)]
 	r.res.Usage = p.Usage
-	if r.state.handler != nil {
-		r.emit(ctx, callback.Event{Kind: callback.RunEnd, Model: r.res.Model, Result: "(waiting for a person's decision)", Duration: time.Since(r.start), Usage: p.Usage.Total})
-	}
 	return &r.res, nil
 }

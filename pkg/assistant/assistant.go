@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/cadrehq/cadre/pkg/callback"
 	"github.com/cadrehq/cadre/pkg/model"
-	"github.com/cadrehq/cadre/pkg/usage"
 )
 
 // Assistant is a model with instructions, tools and an output type O. Run sends the user's
@@ -80,15 +78,14 @@ func (a *Assistant[O]) Call(ctx context.Context, in Input) (*Response, error) {
 
 // planFor returns the plan of a run with opts: the assistant's own plan without options, or
 // one prepared for the run from a copy of the assistant's configuration with opts applied,
-// with the tools of its tool sets as they are now (see withToolSets). Only two options differ
-// per run: the instructions and the description cannot change, and limits merge with the
-// assistant's field by field.
+// with the tools of its tool sets as they are now (see withToolSets). The instructions and the
+// description cannot change for one run.
 func (a *Assistant[O]) planFor(ctx context.Context, opts []Option) (*plan[O], error) {
 	if len(opts) == 0 {
 		return a.plan.withToolSets(ctx, a.plan)
 	}
 	cfg := a.cfg // options append to copies of its slices and maps (see each option)
-	cfg.instructionsSet, cfg.descriptionSet, cfg.limits = false, false, nil
+	cfg.instructionsSet, cfg.descriptionSet = false, false
 	for _, o := range opts {
 		if o != nil {
 			o(&cfg)
@@ -101,41 +98,11 @@ func (a *Assistant[O]) planFor(ctx context.Context, opts []Option) (*plan[O], er
 		return nil, fmt.Errorf("assistant %q: WithDescription cannot be given for one run: the description is fixed by New", a.name)
 	}
 	cfg.instructions, cfg.description = a.cfg.instructions, a.cfg.description
-	if cfg.limits != nil {
-		cfg.limits = mergeLimits(a.cfg.limits, *cfg.limits)
-	} else {
-		cfg.limits = a.cfg.limits
-	}
 	p, err := newPlan[O](a.name, cfg, a.plan, a.plan.tools)
 	if err != nil {
 		return nil, fmt.Errorf("assistant %q: run options: %w", a.name, err)
 	}
 	return p.withToolSets(ctx, a.plan)
-}
-
-// runState is what a run passes down its context to the runs it delegates to.
-type runState struct {
-	id      string
-	account *usage.Account
-	handler callback.Handler
-	stream  StreamFunc
-	mw      chain       // the middleware of its callers, then its own
-	depth   int         // 0 for a top run
-	tree    *tree       // shared by every run of the tree
-	skills  *turnSkills // for the activate_skill calls of the turn that runs; nil without any
-}
-
-// tree is what the runs of one delegation tree share.
-type tree struct {
-	cancel   context.CancelCauseFunc // ends every run of the tree, with the cause
-	maxDepth int                     // the top run's
-}
-
-type runKey struct{}
-
-func runFrom(ctx context.Context) *runState {
-	s, _ := ctx.Value(runKey{}).(*runState)
-	return s
 }
 
 // resolve returns the run's model chain.
@@ -176,27 +143,3 @@ type Runner[O any] interface {
 }
 
 var _ Runner[string] = (*Assistant[string])(nil)
-
-// mergeLimits returns base with each non-zero field of run in its place: a run's limits
-// change the fields they set and keep the assistant's others.
-func mergeLimits(base *usage.Limits, run usage.Limits) *usage.Limits {
-	if base == nil {
-		return &run
-	}
-	l := *base
-	for _, f := range []struct {
-		dst *int
-		v   int
-	}{
-		{&l.MaxRequests, run.MaxRequests},
-		{&l.MaxToolCalls, run.MaxToolCalls},
-		{&l.MaxInputTokens, run.MaxInputTokens},
-		{&l.MaxOutputTokens, run.MaxOutputTokens},
-		{&l.MaxTotalTokens, run.MaxTotalTokens},
-	} {
-		if f.v != 0 {
-			*f.dst = f.v
-		}
-	}
-	return &l
-}

@@ -28,35 +28,41 @@ func WithHistoryWindow(w chat.Window) Option {
 	return func(c *config) { c.window = w }
 }
 
+// chatSession is the chat a run continues, when it is in one.
+type chatSession struct {
+	id    chat.ID
+	on    bool // the run is in a chat kept by the assistant's store
+	saved bool // the run's messages were appended to it (or kept in its paused state)
+}
+
 // saveTimeout bounds saving a run's messages once the run's own context is done.
 const saveTimeout = 10 * time.Second
 
-// loadChat returns the chat's history window when the run is in a chat and the assistant
-// keeps chats, and notes the chat for saveChat.
-func (r *run[O]) loadChat(ctx context.Context) ([]llms.MessageContent, error) {
+// loadChat returns the chat's history, all of it, and the part of it the run sends (its
+// window, in the assistant's history shape), when the run is in a chat and the assistant keeps
+// chats; it notes the chat for saveChat.
+func (r *run[O]) loadChat(ctx context.Context) (history, window []llms.MessageContent, err error) {
 	id, ok := chat.IDFrom(ctx)
 	if !ok || r.p.cfg.store == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
-	msgs, err := r.p.cfg.store.Load(ctx, id)
+	history, err = r.p.cfg.store.Load(ctx, id)
 	if err != nil && !errors.Is(err, chat.ErrNotFound) {
-		return nil, within(r.p.name, err, "loading chat "+id.String(), id.String())
+		return nil, nil, within(r.p.name, err, "loading chat "+id.String(), id.String())
 	}
 	state, err := r.p.cfg.store.State(ctx, id)
 	if err != nil && !errors.Is(err, chat.ErrNotFound) {
-		return nil, within(r.p.name, err, "loading chat "+id.String(), id.String())
+		return nil, nil, within(r.p.name, err, "loading chat "+id.String(), id.String())
 	}
 	if len(state) > 0 {
-		return nil, fmt.Errorf("assistant %q: chat %s has a run waiting for a person's decision: Resume it first (Resume(ctx, nil, decisions))", r.p.name, id)
+		return nil, nil, fmt.Errorf("assistant %q: chat %s has a run waiting for a person's decision: Resume it first (Resume(ctx, nil, decisions))", r.p.name, id)
 	}
 	r.chat.id, r.chat.on = id, true
-	if r.p.skills != nil {
-		r.chat.skills = activatedIn(msgs)
-	}
+	window = history
 	if r.p.cfg.history == HistoryTextOnly {
-		msgs = r.p.textOnly(msgs)
+		window = chat.TextOnly(window, r.p.answerOf)
 	}
-	return r.p.cfg.window.Apply(msgs), nil
+	return history, r.p.cfg.window.Apply(window), nil
 }
 
 // saveChat appends the run's messages to its chat, once, even when the run's context is done.

@@ -56,82 +56,67 @@ func AsTool[I, O any](r Runner[O], opts ...ToolOption) tool.Tool {
 	if err := tool.ValidName(cfg.name); err != nil {
 		panic(fmt.Sprintf("assistant.AsTool: %v (give the tool a valid name with ToolName)", err))
 	}
-	t := &agentTool[I, O]{r: r, name: cfg.name, description: cfg.description}
-	in := reflect.TypeFor[I]()
-	var args *schema.Schema
-	var err error
-	if t.wrapped = !argshape.IsObjectType(in); t.wrapped {
-		args, err = schema.For[argshape.Input[I]]()
-	} else {
-		args, err = schema.For[I]()
+	defer func() {
+		if v := recover(); v != nil {
+			panic(fmt.Sprintf("assistant.AsTool: %v", v)) // tool.Func's: an I or O without a schema
+		}
+	}()
+	d := &delegation[I, O]{r: r, wrapped: !argshape.IsObjectType(reflect.TypeFor[I]())}
+	t := tool.Func(cfg.name, cfg.description, d.run) // the arguments and the result, as any typed tool's
+	if typed, ok := t.(tool.Typed); ok {
+		return typedAgentTool{agentTool{t}, typed}
 	}
-	if err != nil {
-		panic(fmt.Sprintf("assistant.AsTool: %q: arguments: %v", cfg.name, err))
-	}
-	t.schema = args.JSON()
-	t.textIn = in.Kind() == reflect.String
-	t.fields = propertyNames(args.JSON())
-	out := reflect.TypeFor[O]()
-	t.textOut = out.Kind() == reflect.String
-	if t.textOut || !argshape.IsObjectType(out) {
-		return t
-	}
-	s, err := schema.For[O]()
-	if err != nil {
-		panic(fmt.Sprintf("assistant.AsTool: %q: result: %v", cfg.name, err))
-	}
-	return &typedAgentTool[I, O]{agentTool: t, output: s.JSON()}
+	return agentTool{t}
 }
 
-type agentTool[I, O any] struct {
-	r                 Runner[O]
-	name, description string
-	schema            json.RawMessage
-	fields            []string // the arguments' top-level properties: the delegated run's vars
-	wrapped           bool     // the arguments are {"input": I}
-	textIn, textOut   bool     // I, O are string kinds
+// agentTool is a tool made by AsTool: a tool.Func that runs a delegation, marked as one.
+type agentTool struct{ tool.Tool }
+
+func (agentTool) delegates() {}
+
+type typedAgentTool struct {
+	agentTool
+	typed tool.Typed
 }
 
-func (t *agentTool[I, O]) Name() string            { return t.name }
-func (t *agentTool[I, O]) Description() string     { return t.description }
-func (t *agentTool[I, O]) Schema() json.RawMessage { return t.schema }
+func (t typedAgentTool) OutputSchema() json.RawMessage { return t.typed.OutputSchema() }
 
-// Call runs the delegated assistant with the model's arguments.
-func (t *agentTool[I, O]) Call(ctx context.Context, args json.RawMessage) (string, error) {
-	in, err := t.input(args)
+// delegation runs r for the calls of its tool.
+type delegation[I, O any] struct {
+	r       Runner[O]
+	wrapped bool // the arguments are {"input": I}
+}
+
+// run runs the delegated assistant with the model's arguments, or resumes its paused run.
+func (d *delegation[I, O]) run(ctx context.Context, in I) (O, error) {
+	var zero O
+	input, err := d.input(in)
 	if err != nil {
-		return "", err
+		return zero, err
 	}
 	// A delegated run is not part of the caller's chat.
 	ctx = chat.WithID(ctx, chat.ID{})
 	var res *Result[O]
 	if resume := resumeFrom(ctx); resume != nil {
-		res, err = t.resume(ctx, resume)
+		res, err = d.resume(ctx, resume)
 	} else {
-		res, err = t.r.Run(ctx, in)
+		res, err = d.r.Run(ctx, input)
 	}
-	if err != nil {
-		return "", err
+	switch {
+	case err != nil:
+		return zero, err
+	case res.Stop == StopPending && res.Paused != nil:
+		return zero, &pendingError{paused: res.Paused}
 	}
-	if res.Stop == StopPending && res.Paused != nil {
-		return "", &pendingError{paused: res.Paused}
-	}
-	if t.textOut {
-		return reflect.ValueOf(res.Output).String(), nil
-	}
-	b, err := json.Marshal(res.Output)
-	if err != nil {
-		return "", fmt.Errorf("assistant %q: encoding its answer: %w", t.r.Name(), err)
-	}
-	return string(b), nil
+	return res.Output, nil
 }
 
 // resume continues the delegated run that paused, with the decisions of its subtree. The
 // caller carried the paused run's usage: the resumed run adopts it (see plan.resume).
-func (t *agentTool[I, O]) resume(ctx context.Context, resume *resumeInfo) (*Result[O], error) {
-	rs, ok := t.r.(Resumer[O])
+func (d *delegation[I, O]) resume(ctx context.Context, resume *resumeInfo) (*Result[O], error) {
+	rs, ok := d.r.(Resumer[O])
 	if !ok {
-		return nil, fmt.Errorf("%s paused, but cannot be resumed: it is not an assistant.Resumer", t.r.Name())
+		return nil, fmt.Errorf("%s paused, but cannot be resumed: it is not an assistant.Resumer", d.r.Name())
 	}
 	// Only the decisions of this run's subtree: a sibling's are not its to check.
 	own := map[string]Decision{}
@@ -143,61 +128,33 @@ func (t *agentTool[I, O]) resume(ctx context.Context, resume *resumeInfo) (*Resu
 	return rs.Resume(ctx, resume.paused, own)
 }
 
-// input makes the delegated run's Input of the arguments.
-func (t *agentTool[I, O]) input(args json.RawMessage) (Input, error) {
-	vars := make(map[string]any, len(t.fields))
-	if err := json.Unmarshal(args, &vars); err != nil {
+// input makes the delegated run's Input of its arguments: I as the prompt (the string itself,
+// or its JSON), and the arguments' properties as vars, those left out nil.
+func (d *delegation[I, O]) input(in I) (Input, error) {
+	doc, err := json.Marshal(in)
+	var v any
+	if err == nil {
+		err = json.Unmarshal(doc, &v)
+	}
+	if err != nil {
 		return Input{}, fmt.Errorf("%w: %v", tool.ErrInvalidArgs, err)
 	}
-	for _, f := range t.fields {
+	prompt := string(doc)
+	if s, ok := v.(string); ok && reflect.TypeFor[I]().Kind() == reflect.String {
+		prompt = s
+	}
+	if d.wrapped {
+		return Input{Prompt: prompt, Vars: map[string]any{"input": v}}, nil
+	}
+	vars, _ := v.(map[string]any)
+	if vars == nil {
+		vars = map[string]any{}
+	}
+	s, _ := schema.For[I]() // it has one: tool.Func checked
+	for _, f := range s.Properties() {
 		if _, ok := vars[f]; !ok {
 			vars[f] = nil
 		}
 	}
-	var prompt string
-	if t.wrapped {
-		var w argshape.Input[I]
-		if err := json.Unmarshal(args, &w); err != nil {
-			return Input{}, fmt.Errorf("%w: %v", tool.ErrInvalidArgs, err)
-		}
-		if t.textIn {
-			prompt = reflect.ValueOf(w.Input).String()
-		} else {
-			b, _ := json.Marshal(w.Input)
-			prompt = string(b)
-		}
-	} else {
-		var v I
-		if err := json.Unmarshal(args, &v); err != nil {
-			return Input{}, fmt.Errorf("%w: %v", tool.ErrInvalidArgs, err)
-		}
-		b, err := json.Marshal(v)
-		if err != nil {
-			return Input{}, fmt.Errorf("%w: %v", tool.ErrInvalidArgs, err)
-		}
-		prompt = string(b)
-	}
 	return Input{Prompt: prompt, Vars: vars}, nil
-}
-
-type typedAgentTool[I, O any] struct {
-	*agentTool[I, O]
-	output json.RawMessage
-}
-
-func (t *typedAgentTool[I, O]) OutputSchema() json.RawMessage { return t.output }
-
-// propertyNames returns the top-level property names of an object schema.
-func propertyNames(doc json.RawMessage) []string {
-	var s struct {
-		Properties map[string]json.RawMessage `json:"properties"`
-	}
-	if json.Unmarshal(doc, &s) != nil {
-		return nil
-	}
-	names := make([]string, 0, len(s.Properties))
-	for n := range s.Properties {
-		names = append(names, n)
-	}
-	return names
 }

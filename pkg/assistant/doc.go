@@ -39,5 +39,6 @@
 // [Middleware], given with [WithMiddleware], wraps every run, model request, tool turn and
 // tool call of an assistant and of the runs it delegates to: it may pass on another context,
 // answer without calling next, and sees every result. Tracing, durable runs and rate limits
-// are built on it, outside the loop. A run without middleware does not pay for it.
+// are built on it, outside the loop. Every run takes the same chain, its events outermost; a run
+// without middleware allocates nothing more for it.
 package assistant

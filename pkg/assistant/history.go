@@ -2,7 +2,6 @@ package assistant
 
 import (
 	"encoding/json"
-	"strings"
 
 	"github.com/cadrehq/cadre/internal/argshape"
 	"github.com/tmc/langchaingo/llms"
@@ -29,54 +28,19 @@ func WithHistoryShape(s HistoryShape) Option {
 	return func(c *config) { c.history = s }
 }
 
-// textOnly returns msgs as HistoryTextOnly says, in new messages (msgs are not changed). The
-// assistant's texts between two users' turns become one message of one text, paragraphs
-// apart.
-func (p *plan[O]) textOnly(msgs []llms.MessageContent) []llms.MessageContent {
-	out := make([]llms.MessageContent, 0, len(msgs))
-	var texts []string // the assistant's, since the last user's turn
-	flush := func() {
-		if len(texts) > 0 {
-			out = append(out, llms.TextParts(llms.ChatMessageTypeAI, strings.Join(texts, "\n\n")))
-			texts = texts[:0]
-		}
+// answerOf returns the answer that a final_result call holds, to keep in a history of text:
+// its arguments themselves, or what they wrap for an output type that is not an object.
+func (p *plan[O]) answerOf(c llms.FunctionCall) (string, bool) {
+	if c.Name != finalResult {
+		return "", false
 	}
-	for _, m := range msgs {
-		switch m.Role {
-		case llms.ChatMessageTypeTool:
-			continue
-		case llms.ChatMessageTypeAI:
-		default:
-			flush()
-			out = append(out, m)
-			continue
-		}
-		for _, part := range m.Parts {
-			switch part := part.(type) {
-			case llms.TextContent:
-				if strings.TrimSpace(part.Text) != "" {
-					texts = append(texts, part.Text)
-				}
-			case llms.ToolCall:
-				if part.FunctionCall != nil && part.FunctionCall.Name == finalResult {
-					texts = append(texts, p.answerOf(part.FunctionCall.Arguments))
-				}
-			}
-		}
-	}
-	flush()
-	return out
-}
-
-// answerOf returns the answer that final_result arguments hold: the arguments themselves, or
-// what they wrap for an output type that is not an object.
-func (p *plan[O]) answerOf(args string) string {
+	args := c.Arguments
 	if !p.out.wrapped {
-		return args
+		return args, true
 	}
 	var w argshape.Output[json.RawMessage]
 	if json.Unmarshal([]byte(args), &w) != nil || w.Output == nil {
-		return args
+		return args, true
 	}
-	return string(w.Output)
+	return string(w.Output), true
 }

@@ -2,7 +2,6 @@ package assistant
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/cadrehq/cadre/pkg/model"
 	"github.com/tmc/langchaingo/llms"
@@ -106,7 +105,8 @@ type RunInfo struct {
 }
 
 // ModelRequest is one request to one model: a middleware must not modify it, nor its
-// messages; one that sends something else passes next a copy.
+// messages; one that sends something else passes next a copy. The run reuses it for its next
+// request: a middleware that keeps it after its request has returned keeps a copy.
 type ModelRequest struct {
 	Assistant string
 	RunID     string
@@ -130,13 +130,13 @@ type ToolTurn struct {
 	Assistant string
 	RunID     string
 	Calls     []ToolCall
-	call      func(ctx context.Context, i int) string
+	t         *turn // the run's turn whose calls these are
 }
 
 // Call runs the turn's call i — through the tool-call middleware, like the calls next runs —
 // and returns its result, as the model is to be sent it. A middleware that runs a turn's calls
 // itself calls it once for each call, from any goroutine, and returns the results in order.
-func (t *ToolTurn) Call(ctx context.Context, i int) string { return t.call(ctx, i) }
+func (t *ToolTurn) Call(ctx context.Context, i int) string { return t.t.callOf(ctx, i) }
 
 // WithMiddleware adds middleware around the assistant's runs, their model requests, tool turns
 // and tool calls, and those of the runs they delegate to (see Middleware). Middleware given
@@ -160,14 +160,20 @@ func joinChains(up, own chain) chain {
 	return append(up[:len(up):len(up)], own...)
 }
 
-// run calls the run middleware from i on, then last.
-func (c chain) run(ctx context.Context, i int, info RunInfo, last RunNext) (*Response, error) {
+// runBody is the innermost link of a run's chain: the run itself.
+type runBody interface {
+	body(ctx context.Context) (*Response, error)
+}
+
+// run calls the run middleware from i on, then the run's body.
+func (c chain) run(ctx context.Context, i int, info RunInfo, last runBody) (*Response, error) {
 	for ; i < len(c); i++ {
 		if f := c[i].Run; f != nil {
-			return f(ctx, info, func(ctx context.Context) (*Response, error) { return c.run(ctx, i+1, info, last) })
+			rest := i + 1 // declared here, so that a run without run middleware allocates nothing
+			return f(ctx, info, func(ctx context.Context) (*Response, error) { return c.run(ctx, rest, info, last) })
 		}
 	}
-	return last(ctx)
+	return last.body(ctx)
 }
 
 // requests returns the chain's request middleware, outermost first, ending in sending the
@@ -186,44 +192,4 @@ func (c chain) requests() RequestNext {
 // send sends req to its model.
 func send(ctx context.Context, req *ModelRequest) (model.Reply, error) {
 	return req.Model.Generate(ctx, req.Messages, req.Options...)
-}
-
-// toolTurn calls the tool-turn middleware from i on, then last.
-func (c chain) toolTurn(ctx context.Context, i int, turn *ToolTurn, last ToolTurnNext) ([]string, error) {
-	for ; i < len(c); i++ {
-		if f := c[i].ToolTurn; f != nil {
-			return f(ctx, turn, func(ctx context.Context, turn *ToolTurn) ([]string, error) { return c.toolTurn(ctx, i+1, turn, last) })
-		}
-	}
-	return last(ctx, turn)
-}
-
-// toolCalls returns the chain's tool-call middleware, outermost first, ending in last: made
-// once per run.
-func (c chain) toolCalls(last ToolCallNext) ToolCallNext {
-	next := last
-	for i := len(c) - 1; i >= 0; i-- {
-		if f := c[i].ToolCall; f != nil {
-			inner := next
-			next = func(ctx context.Context, call ToolCall) (string, error) { return f(ctx, call, inner) }
-		}
-	}
-	return next
-}
-
-// has reports whether any middleware of c wraps the step that pick selects.
-func (c chain) has(pick func(Middleware) bool) bool {
-	for _, m := range c {
-		if pick(m) {
-			return true
-		}
-	}
-	return false
-}
-
-func wrapsTurns(m Middleware) bool { return m.ToolTurn != nil }
-
-// errResultCount is the error of a tool-turn middleware that returns a wrong number of results.
-func errResultCount(got, want int) error {
-	return fmt.Errorf("a tool-turn middleware returned %d results for %d calls: it must return one per call, in order", got, want)
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/cadrehq/cadre/pkg/callback"
 	"github.com/cadrehq/cadre/pkg/chat"
 	"github.com/cadrehq/cadre/pkg/model"
-	"github.com/cadrehq/cadre/pkg/skill"
 	"github.com/cadrehq/cadre/pkg/tool"
 	"github.com/cadrehq/cadre/pkg/usage"
 	"github.com/tmc/langchaingo/llms"
@@ -38,7 +37,6 @@ type config struct {
 	vars     map[string]any
 	limits   *usage.Limits
 	mode     OutputMode
-	modeSet  bool
 
 	validators  []any // func(context.Context, O) error for the assistant's O
 	callOptions []llms.CallOption
@@ -57,8 +55,6 @@ type config struct {
 	approvalTools []string
 
 	middleware []Middleware
-
-	skills []*skill.Skill
 
 	varsFunc   VarsFunc
 	parseInput InputParser
@@ -128,8 +124,26 @@ func overVars(base, over map[string]any) map[string]any {
 // WithLimits bounds the run and every run it delegates to. Where the context carries no
 // usage.Ledger, a run creates one with these limits (or the defaults: 50 requests, 200 tool
 // calls); where it does, these limits bound this run's subtree in addition to the ledger's.
+// Given again, or for one run, it changes the limits it sets (its fields that are not zero)
+// and keeps the others.
 func WithLimits(l usage.Limits) Option {
-	return func(c *config) { c.limits = &l }
+	return func(c *config) {
+		if c.limits == nil {
+			c.limits = &l
+			return
+		}
+		merged := *c.limits // a copy: the limits found may be the assistant's
+		for _, f := range []struct{ dst, v *int }{
+			{&merged.MaxRequests, &l.MaxRequests}, {&merged.MaxToolCalls, &l.MaxToolCalls},
+			{&merged.MaxInputTokens, &l.MaxInputTokens}, {&merged.MaxOutputTokens, &l.MaxOutputTokens},
+			{&merged.MaxTotalTokens, &l.MaxTotalTokens},
+		} {
+			if *f.v != 0 {
+				*f.dst = *f.v
+			}
+		}
+		c.limits = &merged
+	}
 }
 
 // OutputMode is how the model is asked for an answer of the output type.
@@ -148,7 +162,7 @@ const (
 // WithOutputMode chooses how the output is asked for (default OutputAuto). It does not apply
 // to an assistant whose output type is a string.
 func WithOutputMode(m OutputMode) Option {
-	return func(c *config) { c.mode, c.modeSet = m, true }
+	return func(c *config) { c.mode = m }
 }
 
 // WithValidator adds a check of the parsed output. An error from f makes the assistant ask
@@ -171,7 +185,7 @@ func WithCallOptions(opts ...llms.CallOption) Option {
 }
 
 // Options returns one Option that applies opts in order: for a package that sets several
-// things at once, such as otelcadre.Tracing (middleware and an event handler).
+// things at once (middleware and an event handler, say) and gives its users one Option.
 func Options(opts ...Option) Option {
 	opts = slices.Clone(opts)
 	return func(c *config) {

@@ -3,16 +3,30 @@ package assistant
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"iter"
 	"reflect"
 	"strings"
 
 	"github.com/cadrehq/cadre/internal/argshape"
 	"github.com/cadrehq/cadre/internal/jsonfind"
-	"github.com/cadrehq/cadre/pkg/callback"
+	"github.com/cadrehq/cadre/pkg/model"
 	"github.com/tmc/langchaingo/llms"
 )
+
+const (
+	resultAccepted = "accepted: this is the final answer"
+	resultSkipped  = "skipped: the final answer was given in the same turn"
+)
+
+// answers is what a run knows of the answers it asked for.
+type answers struct {
+	final      bool    // the budget is spent: the request sent is the last, and no tool runs
+	strict     bool    // the request answered last sent final_result in its strict form
+	failures   []error // why each answer that could not be used could not
+	raw        string  // the last of them, as written
+	correcting error   // its error, while the request that corrects it is not answered
+}
 
 // textAnswer takes a text answer: done when it parses into O, otherwise the one correction
 // (a user message quoting the error) or, the second time, an *OutputError.
@@ -21,25 +35,51 @@ func (r *run[O]) textAnswer(ctx context.Context, text string) (outcome, error) {
 	if err == nil {
 		return done, nil
 	}
-	if err := r.failed(ctx, text, err); err != nil {
+	if err := r.failed(text, err); err != nil {
 		return goOn, err
 	}
 	r.msgs = append(r.msgs, llms.MessageContent{Role: llms.ChatMessageTypeHuman, Parts: []llms.ContentPart{llms.TextContent{Text: r.correction(err)}}})
 	return goOn, nil
 }
 
+// lastAnswer takes the answer of the last request at a limit, in a final_result call or in
+// its text: there is no request left to correct it. Other calls are not run, and not counted:
+// a limit refused them.
+func (r *run[O]) lastAnswer(ctx context.Context, reply model.Reply) (outcome, error) {
+	err := errors.New("the model gave no answer in its last request")
+	t := newTurn(reply.ToolCalls)
+	answered := false
+	for i, c := range t.calls {
+		result := "not run: the budget is spent"
+		if c.Tool == finalResult && r.models.mode == OutputTool && !answered {
+			if err = r.parseFinal(ctx, c.Arguments); err == nil {
+				result, answered = resultAccepted, true
+			} else {
+				result = "error: " + err.Error()
+			}
+		}
+		t.answer(i, result)
+	}
+	r.appendResults(t)
+	if !answered && strings.TrimSpace(reply.Text) != "" {
+		err = r.parse(ctx, reply.Text)
+	}
+	if err == nil {
+		return done, nil
+	}
+	r.answers.failures = append(r.answers.failures, err)
+	return goOn, &OutputError{Assistant: r.p.name, Raw: reply.Text, Attempts: r.answers.failures}
+}
+
 // failed notes an answer that could not be used and returns the *OutputError when it was
 // the second.
-func (r *run[O]) failed(ctx context.Context, raw string, err error) error {
-	r.failures = append(r.failures, err)
-	r.raw = raw
-	if len(r.failures) >= 2 {
-		return &OutputError{Assistant: r.p.name, Raw: r.raw, Attempts: r.failures}
+func (r *run[O]) failed(raw string, err error) error {
+	a := &r.answers
+	a.failures, a.raw = append(a.failures, err), raw
+	if len(a.failures) >= 2 {
+		return &OutputError{Assistant: r.p.name, Raw: raw, Attempts: a.failures}
 	}
-	r.correcting = err
-	if r.state.handler != nil {
-		r.emit(ctx, callback.Event{Kind: callback.OutputCorrection, Model: r.res.Model, Result: raw, Err: err})
-	}
+	a.correcting = err // announced with the request that corrects it (see run.request)
 	return nil
 }
 
@@ -49,14 +89,14 @@ func (r *run[O]) correction(err error) string {
 	switch {
 	case out.text:
 		return "Your answer could not be used: " + err.Error() + "\nAnswer again, correcting that."
-	case r.mode == OutputTool:
+	case r.models.mode == OutputTool:
 		return "Your answer could not be used: " + err.Error() + "\nGive your answer by calling the " + finalResult + " tool, with arguments that match its JSON Schema."
 	}
 	return "Your answer could not be used: " + err.Error() + "\nAnswer with only a JSON value that matches this JSON Schema, without any other text:\n" + out.hint
 }
 
 // parse takes a text answer into the run's Result: the first JSON value in it that is a valid
-// O (see jsonCandidates), or, in tool mode, valid final_result arguments written as text.
+// O (see jsonfind.Candidates), or, in tool mode, valid final_result arguments written as text.
 // When none is, the error is the one of the largest candidate, most likely the answer meant.
 func (r *run[O]) parse(ctx context.Context, text string) error {
 	out := r.p.out
@@ -83,7 +123,7 @@ func (r *run[O]) parse(ctx context.Context, text string) error {
 	}
 	var first error
 	largest := 0 // a candidate is never empty
-	for data := range jsonCandidates(text) {
+	for data := range jsonfind.Candidates(text) {
 		err := out.schema.Validate([]byte(data))
 		if err != nil && out.wrapped && out.final.Validate([]byte(data)) == nil {
 			return r.takeFinal(ctx, data)
@@ -108,7 +148,7 @@ func (r *run[O]) parse(ctx context.Context, text string) error {
 // parseFinal takes the arguments of a final_result call into the run's Result.
 func (r *run[O]) parseFinal(ctx context.Context, args string) error {
 	final := r.p.out.final
-	if r.strict {
+	if r.answers.strict {
 		// In the strict form every property is required and optional ones are nullable: the
 		// model writes null for what it leaves out.
 		final = final.StrictSchema()
@@ -153,52 +193,4 @@ func (r *run[O]) validate(ctx context.Context, out O) error {
 		}
 	}
 	return nil
-}
-
-// jsonCandidates yields the JSON values in a model's answer, most likely first: the whole
-// answer, the fenced code blocks that hold JSON, then each object or array in the surrounding
-// prose (a citation like "[1]" may come before the answer), found in time linear in the
-// answer's length (see jsonfind). Within a whole answer that is an object or an array, the
-// values it holds are candidates too: an answer may wrap the one meant.
-func jsonCandidates(text string) iter.Seq[string] {
-	return func(yield func(string) bool) {
-		s := strings.TrimSpace(text)
-		if s == "" {
-			return
-		}
-		prose := s
-		if json.Valid([]byte(s)) {
-			if !yield(s) {
-				return
-			}
-			if s[0] == '{' || s[0] == '[' {
-				prose = s[1:]
-			}
-		}
-		for rest := s; ; {
-			_, fenced, ok := strings.Cut(rest, "```")
-			if !ok {
-				break
-			}
-			_, body, ok := strings.Cut(fenced, "\n") // after the fence's info string
-			if !ok {
-				break
-			}
-			block, after, closed := strings.Cut(body, "```") // a block left open ends the answer
-			if block = strings.TrimSpace(block); block != "" && json.Valid([]byte(block)) {
-				if !yield(block) {
-					return
-				}
-			}
-			if !closed {
-				break
-			}
-			rest = after
-		}
-		for v := range jsonfind.Values(prose) {
-			if !yield(v) {
-				return
-			}
-		}
-	}
 }

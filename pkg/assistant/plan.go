@@ -36,9 +36,11 @@ type plan[O any] struct {
 	reqOpts []llms.CallOption // for the chain's one model (WithModel) in its mode; nil with a resolver
 
 	tools      *toolTable
-	skills     *skillBook // nil without WithSkills
-	examples   *examples  // nil without WithExamples
-	roster     string     // the delegates, for the system prompt; "" for none
+	own        []tool.Tool     // the tools given with WithTools, then the fixed sets' (tools holds them)
+	sets       []ToolSet       // the tool sets read by each run
+	prompters  []tool.Prompter // the tool sets that write a part of the system prompt
+	examples   *examples       // nil without WithExamples
+	roster     string          // the delegates, for the system prompt; "" for none
 	out        *output
 	validators []func(context.Context, O) error
 	handler    callback.Handler
@@ -75,20 +77,12 @@ func newPlan[O any](name string, cfg config, base *plan[O], known ...*toolTable)
 			return nil, err
 		}
 	}
-	tools := cfg.tools
-	if base != nil && len(cfg.skills) == len(base.cfg.skills) {
-		p.skills = base.skills
-	} else if len(cfg.skills) > 0 {
-		if p.skills, err = newSkillBook(cfg.skills, cfg.tools); err != nil {
-			return nil, err
-		}
+	if p.own, err = p.takeSets(cfg.tools); err != nil {
+		return nil, err
 	}
-	if p.skills != nil {
-		tools = append(tools[:len(tools):len(tools)], p.skills.tools...)
-	}
-	if base != nil && len(cfg.tools) == len(base.cfg.tools) && p.skills == base.skills {
+	if base != nil && len(p.own) == len(base.own) {
 		p.tools = base.tools
-	} else if p.tools, err = newToolTable(tools, !p.out.text, known...); err != nil {
+	} else if p.tools, err = newToolTable(p.own, len(cfg.tools), !p.out.text, known...); err != nil {
 		return nil, err
 	}
 	if base != nil && len(cfg.examples) == len(base.cfg.examples) {
@@ -157,11 +151,7 @@ func (p *plan[O]) modeFor(m model.Model) (OutputMode, error) {
 			for i, e := range p.tools.list {
 				names[i] = e.tool.Name()
 			}
-			skills := ""
-			if p.skills != nil {
-				skills = " (WithSkills adds the skill tools)"
-			}
-			return 0, fmt.Errorf("assistant %q: model %q cannot take tools, and the assistant has %s%s: use a model with tool support", p.name, m.Name, strings.Join(names, ", "), skills)
+			return 0, fmt.Errorf("assistant %q: model %q cannot take tools, and the assistant has %s: use a model with tool support", p.name, m.Name, strings.Join(names, ", "))
 		}
 		if p.cfg.mode == OutputTool && !p.out.text {
 			return 0, fmt.Errorf("assistant %q: model %q cannot take tools, so OutputTool cannot work: use OutputAuto or OutputPrompted", p.name, m.Name)
@@ -213,19 +203,20 @@ func (p *plan[O]) requestOptions(m model.Model, mode OutputMode) ([]llms.CallOpt
 	return opts, nil
 }
 
-// systemMessage returns the run's system message; it has no parts when the system prompt is
-// empty. Instructions without template actions give the same message to every run: it is
-// built once per mode and shared (messages are never modified).
-func (p *plan[O]) systemMessage(vars map[string]any, mode OutputMode) (llms.MessageContent, error) {
-	if p.instructions == nil {
+// systemMessage returns the run's system message, with extra (what its tool sets write) after
+// the instructions; it has no parts when the system prompt is empty. Instructions without
+// template actions and without extra give the same message to every run: it is built once per
+// mode and shared (messages are never modified).
+func (p *plan[O]) systemMessage(vars map[string]any, mode OutputMode, extra string) (llms.MessageContent, error) {
+	if p.instructions == nil && extra == "" {
 		p.systemOnce[mode].Do(func() {
-			if text, _ := p.systemPrompt(nil, mode); text != "" {
+			if text, _ := p.systemPrompt(nil, mode, ""); text != "" {
 				p.system[mode] = systemText(text)
 			}
 		})
 		return p.system[mode], nil
 	}
-	text, err := p.systemPrompt(vars, mode)
+	text, err := p.systemPrompt(vars, mode, extra)
 	if err != nil || text == "" {
 		return llms.MessageContent{}, err
 	}
@@ -244,9 +235,9 @@ func systemText(text string) llms.MessageContent {
 	return llms.MessageContent{Role: llms.ChatMessageTypeSystem, Parts: []llms.ContentPart{llms.TextContent{Text: text}}}
 }
 
-// systemPrompt renders the instructions with the vars, and adds the output instructions in
-// prompted mode.
-func (p *plan[O]) systemPrompt(vars map[string]any, mode OutputMode) (string, error) {
+// systemPrompt renders the instructions with the vars, adds the roster, extra, and the output
+// instructions in prompted mode.
+func (p *plan[O]) systemPrompt(vars map[string]any, mode OutputMode, extra string) (string, error) {
 	text := p.static
 	if p.instructions != nil {
 		data := overVars(p.cfg.vars, vars)
@@ -265,14 +256,11 @@ func (p *plan[O]) systemPrompt(vars map[string]any, mode OutputMode) (string, er
 	if p.roster != "" && !usesRoster.MatchString(p.cfg.instructions) {
 		text = paragraphs(text, p.roster)
 	}
-	if p.skills != nil {
-		text = paragraphs(text, p.skills.catalog)
+	if extra != "" {
+		text = paragraphs(text, extra)
 	}
 	if mode == OutputPrompted && !p.out.text {
-		if text == "" {
-			return p.out.prompt, nil
-		}
-		return text + "\n\n" + p.out.prompt, nil
+		text = paragraphs(text, p.out.prompt)
 	}
 	return text, nil
 }
@@ -318,7 +306,7 @@ func newOutput[O any]() (*output, error) {
 		}
 		out.wrapped = true
 	}
-	out.strictOK = closedObjects(out.final.Strict())
+	out.strictOK = out.final.StrictClosed()
 	out.hint = string(s.JSON())
 	out.prompt = "Answer with only a JSON value that matches this JSON Schema, without any other text:\n" + out.hint
 	return out, nil
@@ -328,7 +316,8 @@ func newOutput[O any]() (*output, error) {
 type toolTable struct {
 	list   []*toolEntry
 	byName map[string]*toolEntry
-	names  string // "a, b, c": for a model that calls a tool that does not exist
+	names  string       // "a, b, c": for a model that calls a tool that does not exist
+	run    ToolCallNext // call, made once: the innermost link of every tool-call chain
 }
 
 type toolEntry struct {
@@ -337,8 +326,9 @@ type toolEntry struct {
 	hint   string // the schema, as quoted when the model's arguments are wrong
 }
 
-// newToolTable makes the table of tools, taking the entries of tools that a known table has.
-func newToolTable(tools []tool.Tool, reserveFinal bool, known ...*toolTable) (*toolTable, error) {
+// newToolTable makes the table of tools — the first given of them given with WithTools, the
+// others by tool sets — taking the entries of tools that a known table has.
+func newToolTable(tools []tool.Tool, given int, reserveFinal bool, known ...*toolTable) (*toolTable, error) {
 	t := &toolTable{byName: make(map[string]*toolEntry, len(tools))}
 	names := make([]string, 0, len(tools))
 	for i, tl := range tools {
@@ -349,7 +339,9 @@ func newToolTable(tools []tool.Tool, reserveFinal bool, known ...*toolTable) (*t
 		if err := tool.ValidName(name); err != nil {
 			return nil, err
 		}
-		if _, dup := t.byName[name]; dup {
+		if _, dup := t.byName[name]; dup && i >= given {
+			return nil, fmt.Errorf("tool name %q is taken by another of the assistant's tools: a tool set's tools (WithToolSet, WithSkills) must be named unlike the others; rename the tool", name)
+		} else if dup {
 			return nil, fmt.Errorf("two tools are named %q: tool names must be unique", name)
 		}
 		if name == finalResult && reserveFinal {
@@ -370,7 +362,7 @@ func newToolTable(tools []tool.Tool, reserveFinal bool, known ...*toolTable) (*t
 		t.byName[name] = e
 		names = append(names, name)
 	}
-	t.names = strings.Join(names, ", ")
+	t.names, t.run = strings.Join(names, ", "), t.call
 	return t, nil
 }
 
@@ -390,34 +382,4 @@ func compact(doc json.RawMessage) []byte {
 		return doc
 	}
 	return b.Bytes()
-}
-
-// closedObjects reports whether every additionalProperties in a schema document is false.
-func closedObjects(doc json.RawMessage) bool {
-	var v any
-	if json.Unmarshal(doc, &v) != nil {
-		return false
-	}
-	var walk func(any) bool
-	walk = func(v any) bool {
-		switch v := v.(type) {
-		case map[string]any:
-			if ap, ok := v["additionalProperties"]; ok && ap != false {
-				return false
-			}
-			for _, x := range v {
-				if !walk(x) {
-					return false
-				}
-			}
-		case []any:
-			for _, x := range v {
-				if !walk(x) {
-					return false
-				}
-			}
-		}
-		return true
-	}
-	return walk(v)
 }

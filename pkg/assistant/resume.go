@@ -11,30 +11,6 @@ import (
 	"github.com/cadrehq/cadre/pkg/chat"
 )
 
-// resumeInfo is what a delegated run's tool call needs to resume it instead of starting it.
-// It is addressed to the tool called by the run whose state is by: the runs that tool starts
-// see it in their context too, and ignore it.
-type resumeInfo struct {
-	by        *runState
-	paused    *Paused
-	decisions map[string]Decision
-}
-
-type resumeKey struct{}
-
-func withResume(ctx context.Context, info *resumeInfo) context.Context {
-	return context.WithValue(ctx, resumeKey{}, info)
-}
-
-// resumeFrom returns the resume addressed to the tool called by the run of ctx, or nil.
-func resumeFrom(ctx context.Context) *resumeInfo {
-	info, _ := ctx.Value(resumeKey{}).(*resumeInfo)
-	if info == nil || info.by != runFrom(ctx) {
-		return nil
-	}
-	return info
-}
-
 // Resumer is a Runner that continues its paused runs: *Assistant[O] is one. AsTool resumes a
 // delegated run that paused through it, so that a hand-written Runner that pauses can be
 // resumed too.
@@ -174,11 +150,7 @@ func (p *plan[O]) resume(ctx context.Context, paused *Paused, decisions map[stri
 	if err != nil {
 		return nil, fmt.Errorf("assistant %q: the paused state is damaged: %w", p.name, err)
 	}
-	chain, err := p.resolve(ctx)
-	if err != nil {
-		return nil, err
-	}
-	mode, err := p.modeFor(chain[0])
+	r, err := p.newRun(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +163,7 @@ func (p *plan[O]) resume(ctx context.Context, paused *Paused, decisions map[stri
 	// this run's included, so that it is kept whether or not this run resumes.
 	info := resumeFrom(ctx)
 	adopted := info != nil && info.paused == paused
-	r := &run[O]{p: p, chain: chain, mode: mode, msgs: msgs, first: paused.First, requested: true}
+	r.msgs, r.first, r.requested = msgs, paused.First, true
 	if ctx, err = r.open(ctx); err != nil {
 		return nil, err
 	}
@@ -203,14 +175,13 @@ func (p *plan[O]) resume(ctx context.Context, paused *Paused, decisions map[stri
 	}
 	r.res.Model = paused.Model
 	for range paused.Failures {
-		r.failures = append(r.failures, errors.New("an earlier answer could not be used"))
+		r.answers.failures = append(r.answers.failures, errors.New("an earlier answer could not be used"))
 	}
 	if paused.Chat != nil {
 		r.chat.id, r.chat.on = *paused.Chat, true // a new pause keeps a new state
 	}
-	return r.around(ctx, RunInfo{Resumed: true}, func(ctx context.Context) (*Result[O], error) {
-		return r.resumeTurn(ctx, paused, decisions)
-	})
+	r.turn = resumedTurn(paused.Calls, decisions)
+	return r.around(ctx, RunInfo{Resumed: true})
 }
 
 // check reports what makes a paused state one that cannot be resumed, in it or in the states
@@ -237,9 +208,8 @@ func (p *Paused) check() error {
 }
 
 // resumeTurn answers the paused turn with the decisions, then goes on with the run.
-func (r *run[O]) resumeTurn(ctx context.Context, paused *Paused, decisions map[string]Decision) (*Result[O], error) {
-	r.turn, r.decisions = resumedTurn(paused.Calls), decisions
-	if r.turn.decide(decisions) {
+func (r *run[O]) resumeTurn(ctx context.Context) (*Result[O], error) {
+	if r.turn.decide() {
 		return r.pause(ctx)
 	}
 	ctx = r.treeContext(ctx)

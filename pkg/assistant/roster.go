@@ -20,8 +20,6 @@ func WithRoster(on bool) Option {
 // delegate is implemented by the tools AsTool makes.
 type delegate interface{ delegates() }
 
-func (t *agentTool[I, O]) delegates() {}
-
 // usesRoster matches instructions that place the roster themselves.
 var usesRoster = regexp.MustCompile(`\.roster\b`)
 

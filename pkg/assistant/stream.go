@@ -1,9 +1,9 @@
 package assistant
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
+
+	"github.com/cadrehq/cadre/pkg/model"
 )
 
 // Chunk is a piece of an answer's text, as the model writes it.
@@ -48,34 +48,26 @@ func joinStreamFuncs(a, b StreamFunc) StreamFunc {
 	}
 }
 
-// joinStreams is the stream of a run: its caller's, then its own.
-func joinStreams(up *runState, own StreamFunc) StreamFunc {
-	if up == nil {
-		return own
-	}
-	return joinStreamFuncs(up.stream, own)
-}
-
 // streamer streams one request's text.
 type streamer struct {
-	f        StreamFunc
-	base     Chunk // the request's run and model
-	toolJSON bool  // the client also streams tool-call deltas, as JSON (openai's does)
-	wrote    bool
-	err      error // what f returned, which ends the run whatever the client made of it
+	f     StreamFunc
+	base  Chunk       // the request's run and model
+	shape model.Shape // the client's: some stream the JSON of tool calls as text
+	wrote bool
+	err   error // what f returned, which ends the run whatever the client made of it
 }
 
-func (r *run[O]) streamer(model string, toolJSON bool) *streamer {
+func (r *run[O]) streamer(m *model.Model) *streamer {
 	return &streamer{
-		f:        r.state.stream,
-		base:     Chunk{RunID: r.state.id, ParentRunID: r.parentID, Assistant: r.p.name, Model: model},
-		toolJSON: toolJSON,
+		f:     r.state.stream,
+		base:  Chunk{RunID: r.state.id, ParentRunID: r.state.parentID, Assistant: r.p.name, Model: m.Name},
+		shape: m.Shape,
 	}
 }
 
 // write is the client's streaming function.
 func (s *streamer) write(ctx context.Context, b []byte) error {
-	if len(b) == 0 || s.toolJSON && isToolCallDelta(b) {
+	if len(b) == 0 || s.shape.ToolCallChunk(b) {
 		return nil
 	}
 	s.wrote = true
@@ -96,27 +88,4 @@ func (s *streamer) finish(ctx context.Context, text string) error {
 	c := s.base
 	c.Text = text
 	return s.f(ctx, c)
-}
-
-// isToolCallDelta reports whether a chunk from the openai client is its JSON of the tool calls
-// so far, which it streams through the same function as text: an array of objects with a
-// function.
-func isToolCallDelta(b []byte) bool {
-	if !bytes.HasPrefix(b, []byte(`[{"`)) || !json.Valid(b) {
-		return false
-	}
-	var calls []struct {
-		Function *struct {
-			Name string `json:"name"`
-		} `json:"function"`
-	}
-	if json.Unmarshal(b, &calls) != nil || len(calls) == 0 {
-		return false
-	}
-	for _, c := range calls {
-		if c.Function == nil {
-			return false
-		}
-	}
-	return true
 }

@@ -6,171 +6,176 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
 	"github.com/cadrehq/cadre/pkg/callback"
 	"github.com/cadrehq/cadre/pkg/tool"
-	"github.com/cadrehq/cadre/pkg/usage"
+	"github.com/tmc/langchaingo/llms"
 )
 
-const (
-	resultAccepted = "accepted: this is the final answer"
-	resultSkipped  = "skipped: the final answer was given in the same turn"
-)
+// toolRunner runs the calls of a run's turns (turn.go decides which): each through the run's
+// tool-turn chain, then in parallel, each inside its events and through the tool-call chain,
+// down to the tool. Nothing in it depends on the run's output type.
+type toolRunner struct {
+	run       *runState
+	next      ToolCallNext // the tool-call middleware, then toolTable.call
+	tools     *toolTable
+	parallel  int // calls at once, at most (WithMaxParallelTools)
+	maxResult int // bytes of a result, at most (WithMaxToolResult)
+}
 
-// execute runs the calls of todo — through the tool-turn middleware when there is any — and
-// returns their results, in todo's order.
-func (r *run[O]) execute(ctx context.Context, t *turn, todo []int) ([]string, error) {
-	if !r.turns {
-		return r.runParallel(ctx, t, todo), nil
-	}
-	turn := &ToolTurn{Assistant: r.p.name, RunID: r.state.id, Calls: make([]ToolCall, len(todo))}
-	for k, i := range todo {
-		turn.Calls[k] = t.toolCall(i, r.state.id, r.p.name, r.p.tools)
-	}
-	turn.call = func(ctx context.Context, k int) string {
-		if k < 0 || k >= len(todo) {
-			return fmt.Sprintf("error: no call %d in a turn of %d", k, len(todo))
-		}
-		return r.call(ctx, t, todo[k])
-	}
-	results, err := r.state.mw.toolTurn(ctx, 0, turn, func(ctx context.Context, turn *ToolTurn) ([]string, error) {
-		return r.runParallel(ctx, t, todo), nil
-	})
+// execute runs the calls todo of t, made in the run's messages so far msgs, through the run's
+// tool-turn chain and returns their results, in todo's order. An error of a call that ends the
+// run is left in the call (fatal).
+func (x *toolRunner) execute(ctx context.Context, t *turn, todo []int, msgs []llms.MessageContent) ([]string, error) {
+	t.todo, t.by, t.msgs = todo, x, msgs[:len(msgs):len(msgs)]
+	t.step = ToolTurn{Assistant: x.run.assistant, RunID: x.run.id, t: t}
+	results, err := x.run.mw.toolTurn(ctx, 0, &t.step, t)
 	if err == nil && len(results) != len(todo) {
-		err = errResultCount(len(results), len(todo))
+		err = fmt.Errorf("a tool-turn middleware returned %d results for %d calls: it must return one per call, in order", len(results), len(todo))
 	}
 	if err != nil {
-		return nil, within(r.p.name, err, "", "")
+		return nil, within(x.run.assistant, err, "", "")
 	}
 	return results, nil
 }
 
-// runParallel runs the calls of todo, at most maxParallel at once, and returns their results
-// in todo's order. The run's goroutine takes its share of the calls, so a turn of one call
-// starts no goroutine; runParallel returns when every call has.
-func (r *run[O]) runParallel(ctx context.Context, t *turn, todo []int) []string {
-	results := make([]string, len(todo))
-	if len(todo) == 1 {
-		results[0] = r.call(ctx, t, todo[0])
-		return results
-	}
-	var next atomic.Int64
-	work := func() {
-		for {
-			k := int(next.Add(1)) - 1
-			if k >= len(todo) {
-				return
-			}
-			results[k] = r.call(ctx, t, todo[k])
+// toolTurn calls the tool-turn middleware from i on, then runs the calls of t: whatever turn
+// a middleware passes on, the calls that run are t's. The calls of the ToolTurn are made for
+// the first middleware to see them: a run without one does not pay for them.
+func (c chain) toolTurn(ctx context.Context, i int, turn *ToolTurn, t *turn) ([]string, error) {
+	for ; i < len(c); i++ {
+		if f := c[i].ToolTurn; f != nil {
+			t.describe()
+			rest := i + 1 // declared here, so that a run without tool-turn middleware allocates nothing
+			return f(ctx, turn, func(ctx context.Context, turn *ToolTurn) ([]string, error) { return c.toolTurn(ctx, rest, turn, t) })
 		}
 	}
-	var wg sync.WaitGroup
-	for range min(r.p.cfg.maxParallel, len(todo)) - 1 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			work()
-		}()
+	return t.by.runAll(ctx, t), nil
+}
+
+// runAll runs the calls todo of t, at most x.parallel at once, and returns their results in
+// todo's order. Helpers take the calls in order as they become free; the run's goroutine is
+// one of them, so that a turn of one call starts no goroutine and the goroutine whose stack
+// has grown does the work. It returns when every call has.
+//
+// It is not an errgroup.Group with SetLimit: that starts a fresh goroutine for each call and
+// keeps the run's goroutine waiting (BenchmarkRunToolRound: 101 allocations and twice the time,
+// against 95), and an error that ends the run is the call's to keep (call.fatal) anyway, since
+// a tool-turn middleware may run the calls itself with ToolTurn.Call.
+func (x *toolRunner) runAll(ctx context.Context, t *turn) []string {
+	results := make([]string, len(t.todo))
+	t.taken.Store(0)
+	work := func() {
+		for k := int(t.taken.Add(1)) - 1; k < len(results); k = int(t.taken.Add(1)) - 1 {
+			results[k] = x.call(ctx, t, t.todo[k])
+		}
+	}
+	for range min(x.parallel, len(results)) - 1 {
+		t.helpers.Go(work)
 	}
 	work()
-	wg.Wait()
+	t.helpers.Wait()
 	return results
 }
 
-// call runs the turn's call i and returns what goes back to the model: the result, or an error
-// the model can act on. A delegated run that pauses in it is noted in the call (Nested); an
-// error that ends the run is kept for the turn (see toolShare).
-func (r *run[O]) call(ctx context.Context, t *turn, i int) string {
+// call runs call i of t inside its events (outermost) and through the run's tool-call chain,
+// with the call in its context (tool.CallOf), and returns what goes back to the model: the
+// tool's result, or an error the model can act on, cut to the cap. A delegated run that pauses in it is kept in the call (Nested), and so
+// is an error that ends the run (fatal).
+func (x *toolRunner) call(ctx context.Context, t *turn, i int) string {
 	c := &t.calls[i]
-	name, args := c.Tool, c.Arguments
-	h := r.state.handler
 	var start time.Time
-	if h != nil {
-		r.emit(ctx, callback.Event{Kind: callback.ToolStart, Tool: name, CallID: c.ID, Args: args})
+	if x.run.handler != nil {
+		x.run.emit(ctx, callback.Event{Kind: callback.ToolStart, Tool: c.Tool, CallID: c.ID, Args: c.Arguments})
 		start = time.Now()
 	}
-	if t.resume != nil && t.resume[i] != nil {
-		ctx = withResume(ctx, &resumeInfo{by: &r.state, paused: t.resume[i], decisions: r.decisions})
+	if c.resume != nil {
+		ctx = withResume(ctx, &resumeInfo{by: x.run, paused: c.resume, decisions: t.decisions})
 	}
-	if name == activateSkill && r.state.skills != nil {
-		ctx = context.WithValue(ctx, skillCallKey{}, i) // see turnSkills
+	c.ctx = tool.Call{ID: c.ID, Messages: t.msgs}
+	out, err := x.next(tool.WithCall(ctx, &c.ctx), x.toolCall(t, i))
+	if err != nil {
+		out = "error: " + err.Error()
+		c.Nested, c.fatal = x.failed(ctx, err)
 	}
-	var out string
-	var err error
-	var panicked bool
-	if len(r.state.mw) == 0 {
-		out, err, panicked = r.callTool(ctx, name, args)
-	} else {
-		out, err, panicked = r.callThrough(ctx, t.toolCall(i, r.state.id, r.p.name, r.p.tools))
-	}
-	if err == nil {
-		out = r.capResult(out)
-		if h != nil {
-			r.emit(ctx, callback.Event{Kind: callback.ToolEnd, Tool: name, CallID: c.ID, Result: out, Duration: time.Since(start)})
+	out = capResult(out, x.maxResult)
+	if x.run.handler != nil {
+		e := callback.Event{Kind: callback.ToolEnd, Tool: c.Tool, CallID: c.ID, Result: out, Duration: time.Since(start)}
+		if err != nil {
+			var pe *panicError
+			e.Kind, e.Err, e.Panic = callback.ToolError, err, errors.As(err, &pe)
 		}
-		return out
-	}
-	if pending := (*pendingError)(nil); errors.As(err, &pending) {
-		c.Nested = pending.paused
-	} else if endsTree(ctx, err) {
-		fatal := err
-		if !endsTreeCause(err) {
-			// The run was cancelled: say so, whatever the tool made of it.
-			fatal = within(r.p.name, context.Cause(ctx), "", "")
-		}
-		r.tools.setFatal(fatal)
-	}
-	out = r.capResult("error: " + err.Error())
-	if h != nil {
-		r.emit(ctx, callback.Event{Kind: callback.ToolError, Tool: name, CallID: c.ID, Result: out, Err: err, Panic: panicked, Duration: time.Since(start)})
+		x.run.emit(ctx, e)
 	}
 	return out
 }
 
-// callThrough calls the tool through the tool-call middleware.
-func (r *run[O]) callThrough(ctx context.Context, call ToolCall) (out string, err error, panicked bool) {
-	out, err = r.callNext(ctx, call)
-	if err != nil {
-		var pe *panicError
-		panicked = errors.As(err, &pe)
+// failed returns what a call's error means beyond its text: the state of a delegated run that
+// paused, or the error that ends the run — a limit or the depth limit reached below, or the
+// run's cancellation, said as such whatever the tool made of it.
+func (x *toolRunner) failed(ctx context.Context, err error) (nested *Paused, fatal error) {
+	if pending := (*pendingError)(nil); errors.As(err, &pending) {
+		return pending.paused, nil
 	}
-	return out, err, panicked
+	switch {
+	case endsTreeCause(err):
+		return nil, err
+	case ctx.Err() != nil:
+		return nil, within(x.run.assistant, context.Cause(ctx), "", "")
+	}
+	return nil, nil
 }
 
-// callTool finds, checks and calls the tool.
-func (r *run[O]) callTool(ctx context.Context, name, args string) (out string, err error, panicked bool) {
-	e, ok := r.p.tools.byName[name]
-	if !ok {
-		if r.p.tools.names == "" {
-			return "", fmt.Errorf("there is no tool named %q, and no tool is available: answer without tools", name), false
+// toolCall is call i of t as a tool-call middleware and an approver see it.
+func (x *toolRunner) toolCall(t *turn, i int) ToolCall {
+	c := &t.calls[i]
+	return ToolCall{RunID: x.run.id, Assistant: x.run.assistant, ID: c.ID, Tool: c.Tool, Arguments: c.Arguments, Delegated: x.tools.delegates(c.Tool)}
+}
+
+// toolCalls returns the chain's tool-call middleware, outermost first, ending in last: made
+// once per run.
+func (c chain) toolCalls(last ToolCallNext) ToolCallNext {
+	next := last
+	for i := len(c) - 1; i >= 0; i-- {
+		if f := c[i].ToolCall; f != nil {
+			inner := next
+			next = func(ctx context.Context, call ToolCall) (string, error) { return f(ctx, call, inner) }
 		}
-		return "", fmt.Errorf("there is no tool named %q; the available tools are: %s", name, r.p.tools.names), false
 	}
-	if err := ctx.Err(); err != nil {
-		return "", fmt.Errorf("not run: %w", err), false
+	return next
+}
+
+// call finds, checks and calls the tool: the innermost link of every tool-call chain.
+func (t *toolTable) call(ctx context.Context, c ToolCall) (out string, err error) {
+	e, ok := t.byName[c.Tool]
+	switch {
+	case !ok && t.names == "":
+		return "", fmt.Errorf("there is no tool named %q, and no tool is available: answer without tools", c.Tool)
+	case !ok:
+		return "", fmt.Errorf("there is no tool named %q; the available tools are: %s", c.Tool, t.names)
+	case ctx.Err() != nil:
+		return "", fmt.Errorf("not run: %w", ctx.Err())
 	}
+	args := c.Arguments
 	if strings.TrimSpace(args) == "" {
 		args = "{}"
 	}
 	data := []byte(args)
 	if err := e.schema.Validate(data); err != nil {
-		return "", fmt.Errorf("invalid arguments for %q: %v\nCall %s again with arguments that match its JSON Schema: %s", name, err, name, e.hint), false
+		return "", fmt.Errorf("invalid arguments for %q: %v\nCall %s again with arguments that match its JSON Schema: %s", c.Tool, err, c.Tool, e.hint)
 	}
 	defer func() {
 		if v := recover(); v != nil {
-			out, panicked = "", true
-			err = &panicError{tool: name, value: v, stack: debug.Stack()}
+			out, err = "", &panicError{tool: c.Tool, value: v, stack: debug.Stack()}
 		}
 	}()
 	out, err = e.tool.Call(ctx, data)
 	if err != nil && errors.Is(err, tool.ErrInvalidArgs) {
-		err = fmt.Errorf("%w\nCall %s again with arguments that match its JSON Schema: %s", err, name, e.hint)
+		err = fmt.Errorf("%w\nCall %s again with arguments that match its JSON Schema: %s", err, c.Tool, e.hint)
 	}
-	return out, err, false
+	return out, err
 }
 
 // panicError is a recovered panic of a tool. The model sees the panic's value; a handler of
@@ -189,9 +194,8 @@ func (e *panicError) Error() string {
 	return fmt.Sprintf("tool %q failed unexpectedly (panic: %v)", e.tool, e.value)
 }
 
-// capResult cuts a result over the size cap, on a character boundary, and says so.
-func (r *run[O]) capResult(out string) string {
-	limit := r.p.cfg.maxResultBytes
+// capResult cuts a result over limit bytes, on a character boundary, and says so.
+func capResult(out string, limit int) string {
 	if len(out) <= limit {
 		return out
 	}
@@ -202,37 +206,26 @@ func (r *run[O]) capResult(out string) string {
 	return out[:cut] + fmt.Sprintf("\n[result cut: it was %d bytes and the limit is %d; ask for less, e.g. narrower arguments]", len(out), limit)
 }
 
-// endsTree reports whether a tool's error must end the run instead of going back to the model:
-// a limit reached in a run it delegated to, the depth limit, or the run's own cancellation.
-func endsTree(ctx context.Context, err error) bool {
-	return endsTreeCause(err) || ctx.Err() != nil
+// resumeInfo is what a delegated run's tool call needs to resume it instead of starting it.
+// It is addressed to the tool called by the run whose state is by: the runs that tool starts
+// see it in their context too, and ignore it.
+type resumeInfo struct {
+	by        *runState
+	paused    *Paused
+	decisions map[string]Decision
 }
 
-// endsTreeCause reports whether err ends a whole delegation tree wherever it happens: a limit,
-// or the depth limit.
-func endsTreeCause(err error) bool {
-	var limit *usage.LimitError
-	return errors.As(err, &limit) || errors.Is(err, ErrDepthLimit)
+type resumeKey struct{}
+
+func withResume(ctx context.Context, info *resumeInfo) context.Context {
+	return context.WithValue(ctx, resumeKey{}, info)
 }
 
-// toolShare is what the goroutines of a turn's calls share: the first error that ends the run.
-type toolShare struct {
-	mu  sync.Mutex
-	err error
-}
-
-// setFatal keeps the first error that ends the run, from any of a turn's tool calls.
-func (s *toolShare) setFatal(err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.err == nil {
-		s.err = err
+// resumeFrom returns the resume addressed to the tool called by the run of ctx, or nil.
+func resumeFrom(ctx context.Context) *resumeInfo {
+	info, _ := ctx.Value(resumeKey{}).(*resumeInfo)
+	if info == nil || info.by != runFrom(ctx) {
+		return nil
 	}
-}
-
-// fatal returns the error that ends the run, once the turn's calls have returned.
-func (s *toolShare) fatal() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.err
+	return info
 }

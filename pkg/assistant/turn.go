@@ -3,8 +3,10 @@ package assistant
 import (
 	"context"
 	"fmt"
-	"slices"
+	"sync"
+	"sync/atomic"
 
+	"github.com/cadrehq/cadre/pkg/tool"
 	"github.com/tmc/langchaingo/llms"
 )
 
@@ -17,28 +19,60 @@ const (
 	paused                // the run waits for decisions: run.turn is the paused turn
 )
 
-// turn is a model turn of tool calls while it is answered: each call with its state (see
-// PausedCall) and, once answered, its result. It is the one place where a turn's calls are
-// decided, run, paused and resumed: a paused run keeps its turn as Paused.Calls, and Resume
-// rebuilds it from them.
-//
-// While the calls run, each goroutine writes only the elements of its own call.
+// turn is a model turn of tool calls while it is answered. It is the one place where a turn's
+// calls are decided, run (by the run's toolRunner, tools.go), paused and resumed: a paused run
+// keeps its turn as Paused.Calls, and Resume rebuilds it from them.
 type turn struct {
-	calls  []PausedCall
-	resume []*Paused // by call, while it runs: the paused delegated run a call resumes
+	calls     []call
+	decisions map[string]Decision // a resumed turn's: the delegated runs its calls resume take theirs
+
+	// While its calls run: which (indexes of calls), by what, in which messages, the turn as
+	// tool-turn middleware sees it, and the helpers of runAll with the count of the calls they
+	// took.
+	todo    []int
+	by      *toolRunner
+	msgs    []llms.MessageContent
+	step    ToolTurn
+	helpers sync.WaitGroup
+	taken   atomic.Int64
+}
+
+// call is one call of a turn: its state as a paused run keeps it, and while it runs, the
+// paused delegated run it resumes, what its context holds of it, and the error of its that
+// ends the run. While a turn's calls run, each goroutine writes only its own call.
+type call struct {
+	PausedCall
+	resume *Paused
+	ctx    tool.Call
+	fatal  error
 }
 
 // newTurn makes the turn of a model's tool calls: every call queued.
 func newTurn(calls []llms.ToolCall) *turn {
-	t := &turn{calls: make([]PausedCall, len(calls))}
+	t := &turn{calls: make([]call, len(calls))}
 	for i, c := range calls {
-		t.calls[i] = PausedCall{ID: c.ID, Tool: c.FunctionCall.Name, Arguments: c.FunctionCall.Arguments, State: callQueued}
+		t.calls[i].PausedCall = PausedCall{ID: c.ID, Tool: c.FunctionCall.Name, Arguments: c.FunctionCall.Arguments, State: callQueued}
 	}
 	return t
 }
 
-// resumedTurn rebuilds a paused turn.
-func resumedTurn(calls []PausedCall) *turn { return &turn{calls: slices.Clone(calls)} }
+// resumedTurn rebuilds a paused turn, to resume it with decisions.
+func resumedTurn(calls []PausedCall, decisions map[string]Decision) *turn {
+	t := &turn{calls: make([]call, len(calls)), decisions: decisions}
+	for i, c := range calls {
+		t.calls[i].PausedCall = c
+	}
+	return t
+}
+
+// paused returns the turn as a paused state keeps it.
+func (t *turn) paused() []PausedCall {
+	calls := make([]PausedCall, len(t.calls))
+	for i, c := range t.calls {
+		calls[i] = c.PausedCall
+	}
+	return calls
+}
 
 // answer gives call i its result: it is done.
 func (t *turn) answer(i int, result string) {
@@ -58,20 +92,26 @@ func (t *turn) answerRest(result string) int {
 	return n
 }
 
-// decide applies decisions to the calls that wait for one and reports whether any still waits.
-func (t *turn) decide(decisions map[string]Decision) bool {
+// take applies d to a call that waits for a decision and reports whether it still waits.
+func (c *call) take(d Decision) bool {
+	switch d.Verdict {
+	case VerdictApprove:
+		c.State = callApproved
+	case VerdictDeny:
+		c.State, c.Reason = callDenied, d.Reason
+	default:
+		c.State = callWaiting
+		return true
+	}
+	return false
+}
+
+// decide applies the turn's decisions to the calls that wait for one and reports whether any
+// still waits.
+func (t *turn) decide() bool {
 	waiting := false
 	for i := range t.calls {
-		c := &t.calls[i]
-		if c.State != callWaiting {
-			continue
-		}
-		switch d := decisions[c.ID]; d.Verdict {
-		case VerdictApprove:
-			c.State = callApproved
-		case VerdictDeny:
-			c.State, c.Reason = callDenied, d.Reason
-		default:
+		if c := &t.calls[i]; c.State == callWaiting && c.take(t.decisions[c.ID]) {
 			waiting = true
 		}
 	}
@@ -91,7 +131,7 @@ func (t *turn) answerDenied() int {
 }
 
 // toRun returns the calls that run now, and how many of them are new: a delegated run that
-// paused was reserved when it first ran. The paused delegated runs are moved to resume.
+// paused was reserved when it first ran, and its call now resumes it.
 func (t *turn) toRun() (todo []int, fresh int) {
 	todo = make([]int, 0, len(t.calls))
 	for i := range t.calls {
@@ -99,73 +139,59 @@ func (t *turn) toRun() (todo []int, fresh int) {
 		case callQueued, callApproved:
 			todo, fresh = append(todo, i), fresh+1
 		case callNested:
-			if t.resume == nil {
-				t.resume = make([]*Paused, len(t.calls))
-			}
-			t.resume[i], c.Nested = c.Nested, nil
+			c.resume, c.Nested = c.Nested, nil
 			todo = append(todo, i)
 		}
 	}
 	return todo, fresh
 }
 
-// settle ends the running of the calls of todo with their results: a call whose delegated
-// run paused (its Nested set while it ran) stays nested unless the run ends (ending); the
-// others are done. It reports whether the turn pauses.
-func (t *turn) settle(todo []int, results []string, ending bool) bool {
-	pause := false
+// settle ends the running of the calls of todo with their results and returns the first
+// error of theirs, in the model's order, that ends the run. A call whose delegated run paused
+// (its Nested set while it ran) stays nested unless the run ends; the others are done.
+func (t *turn) settle(todo []int, results []string) (pause bool, fatal error) {
+	for _, i := range todo {
+		if fatal == nil {
+			fatal = t.calls[i].fatal
+		}
+	}
 	for k, i := range todo {
-		if c := &t.calls[i]; c.Nested != nil && !ending {
+		c := &t.calls[i]
+		c.resume, c.fatal = nil, nil
+		if c.Nested != nil && fatal == nil {
 			c.State, c.Result, pause = callNested, "", true
 			continue
 		}
 		t.answer(i, results[k])
 	}
-	t.resume = nil
-	return pause
+	return pause, fatal
 }
 
-// toolCall is call i as a tool-call middleware and an approver see it; tools are the run's.
-func (t *turn) toolCall(i int, runID, assistant string, tools *toolTable) ToolCall {
-	c := &t.calls[i]
-	return ToolCall{RunID: runID, Assistant: assistant, ID: c.ID, Tool: c.Tool, Arguments: c.Arguments, Delegated: tools.delegates(c.Tool)}
+// describe gives the turn's ToolTurn its calls, for the first tool-turn middleware to see.
+func (t *turn) describe() {
+	if t.step.Calls != nil {
+		return
+	}
+	t.step.Calls = make([]ToolCall, len(t.todo))
+	for k, i := range t.todo {
+		t.step.Calls[k] = t.by.toolCall(t, i)
+	}
 }
 
-// paused returns the turn as a paused state keeps it.
-func (t *turn) paused() []PausedCall { return slices.Clone(t.calls) }
+// callOf runs the k-th of the calls that run now (ToolTurn.Call).
+func (t *turn) callOf(ctx context.Context, k int) string {
+	if k < 0 || k >= len(t.todo) {
+		return fmt.Sprintf("error: no call %d in a turn of %d", k, len(t.todo))
+	}
+	return t.by.call(ctx, t, t.todo[k])
+}
 
 // toolTurn answers a fresh turn of tool calls: a valid final_result ends the run (the other
 // calls are skipped); otherwise the calls that need approval are decided, and the turn runs.
 func (r *run[O]) toolTurn(ctx context.Context, calls []llms.ToolCall) (outcome, error) {
 	t := newTurn(calls)
-	final := -1
-	if r.mode == OutputTool {
-		for i := range t.calls {
-			switch {
-			case t.calls[i].Tool != finalResult:
-			case final < 0:
-				final = i
-			default:
-				t.answer(i, resultSkipped)
-			}
-		}
-	}
-	if final >= 0 {
-		args := t.calls[final].Arguments
-		err := r.parseFinal(ctx, args)
-		if err == nil {
-			t.answer(final, resultAccepted)
-			r.countUnrun(t.answerRest(resultSkipped))
-			r.appendResults(t)
-			return done, nil
-		}
-		t.answer(final, "error: your "+finalResult+" arguments could not be used: "+err.Error()+
-			"\nCall "+finalResult+" again with arguments that match its JSON Schema: "+string(compact(r.p.out.final.JSON())))
-		if ferr := r.failed(ctx, args, err); ferr != nil {
-			r.countUnrun(t.answerRest("not run: the run ended"))
-			r.appendResults(t)
-			return goOn, ferr
-		}
+	if out, err := r.finalCall(ctx, t); err != nil || out == done {
+		return out, err
 	}
 	if r.p.cfg.approver != nil {
 		waiting, err := r.approve(ctx, t)
@@ -182,6 +208,41 @@ func (r *run[O]) toolTurn(ctx context.Context, calls []llms.ToolCall) (outcome, 
 	return r.runCalls(ctx, t)
 }
 
+// finalCall takes the first final_result call of t in tool mode (a later one is skipped): a
+// valid one ends the run, the other calls skipped; an invalid one is answered with its error,
+// and the turn goes on, unless it was the second answer that could not be used.
+func (r *run[O]) finalCall(ctx context.Context, t *turn) (outcome, error) {
+	final := -1
+	for i := range t.calls {
+		switch {
+		case t.calls[i].Tool != finalResult || r.models.mode != OutputTool:
+		case final < 0:
+			final = i
+		default:
+			t.answer(i, resultSkipped)
+		}
+	}
+	if final < 0 {
+		return goOn, nil
+	}
+	args := t.calls[final].Arguments
+	err := r.parseFinal(ctx, args)
+	if err == nil {
+		t.answer(final, resultAccepted)
+		r.countUnrun(t.answerRest(resultSkipped))
+		r.appendResults(t)
+		return done, nil
+	}
+	t.answer(final, "error: your "+finalResult+" arguments could not be used: "+err.Error()+
+		"\nCall "+finalResult+" again with arguments that match its JSON Schema: "+string(compact(r.p.out.final.JSON())))
+	if err := r.failed(args, err); err != nil {
+		r.countUnrun(t.answerRest("not run: the run ended"))
+		r.appendResults(t)
+		return goOn, err
+	}
+	return goOn, nil
+}
+
 // approve asks the approver about the turn's queued calls that need it, before any runs, and
 // reports whether any waits for a person.
 func (r *run[O]) approve(ctx context.Context, t *turn) (bool, error) {
@@ -191,19 +252,15 @@ func (r *run[O]) approve(ctx context.Context, t *turn) (bool, error) {
 		if c.State != callQueued || !r.p.needsApproval(c.Tool) {
 			continue
 		}
-		d, err := r.p.cfg.approver.Approve(ctx, t.toolCall(i, r.state.id, r.p.name, r.p.tools))
+		d, err := r.p.cfg.approver.Approve(ctx, r.calls.toolCall(t, i))
 		if err != nil {
 			return false, fmt.Errorf("assistant %q: approving a call of %q: %w", r.p.name, c.Tool, err)
 		}
-		switch d.Verdict {
-		case VerdictApprove:
-			c.State = callApproved
-		case VerdictDeny:
-			c.State, c.Reason = callDenied, d.Reason
-		case VerdictPending:
-			c.State, waiting = callWaiting, true
-		default:
+		if d.Verdict != VerdictApprove && d.Verdict != VerdictDeny && d.Verdict != VerdictPending {
 			return false, fmt.Errorf("assistant %q: the approver gave no verdict for a call of %q (use Approved, Denied or Pending)", r.p.name, c.Tool)
+		}
+		if c.take(d) {
+			waiting = true
 		}
 	}
 	return waiting, nil
@@ -217,7 +274,7 @@ func (r *run[O]) runCalls(ctx context.Context, t *turn) (outcome, error) {
 	todo, fresh := t.toRun()
 	if err := r.state.account.ReserveToolCalls(r.res.Model, fresh); err != nil {
 		// Not counted: a report never shows more tool calls than the limit allowed.
-		if r.p.cfg.finalOnLimit && !r.final {
+		if r.p.cfg.finalOnLimit && !r.answers.final {
 			t.answerRest("not run: the budget for tool calls is spent")
 			r.appendResults(t)
 			r.lastRequest()
@@ -228,29 +285,20 @@ func (r *run[O]) runCalls(ctx context.Context, t *turn) (outcome, error) {
 		return goOn, err
 	}
 	r.countUnrun(denied)
-	if r.p.skills != nil {
-		r.state.skills = r.p.skillsFor(t, r.msgs)
-	}
+	var err error
 	if len(todo) > 0 {
-		results, err := r.execute(ctx, t, todo)
-		if err != nil {
-			t.resume = nil
+		var results []string
+		if results, err = r.calls.execute(ctx, t, todo, r.msgs); err != nil {
 			t.answerRest("not run: the run ended: " + err.Error())
-			r.appendResults(t)
-			return goOn, err
-		}
-		fatal := r.tools.fatal()
-		if t.settle(todo, results, fatal != nil) {
+		} else if pause, fatal := t.settle(todo, results); pause {
 			r.turn = t
 			return paused, nil
-		}
-		if fatal != nil {
-			r.appendResults(t)
-			return goOn, fatal
+		} else {
+			err = fatal
 		}
 	}
 	r.appendResults(t)
-	return goOn, nil
+	return goOn, err
 }
 
 // appendResults appends one tool message per call of t, in call order.
@@ -271,4 +319,23 @@ func (r *run[O]) answerAll(calls []llms.ToolCall, text string) {
 	t := newTurn(calls)
 	t.answerRest(text)
 	r.appendResults(t)
+}
+
+// countUnrun counts n calls the model made that did not run (skipped beside the answer, denied,
+// or in a turn cut short), so that Usage.ToolCalls counts every call but final_result — where
+// MaxToolCalls has room for all n: like calls a limit refused, calls it has no room for are not
+// counted, and a report never shows more tool calls than the limits allowed.
+func (r *run[O]) countUnrun(n int) {
+	_ = r.state.account.ReserveToolCalls(r.res.Model, n) // no room: not counted
+}
+
+// made returns how many of calls count as tool calls: all but final_result in tool mode.
+func (r *run[O]) made(calls []llms.ToolCall) int {
+	n := 0
+	for _, c := range calls {
+		if c.FunctionCall.Name != finalResult || r.models.mode != OutputTool {
+			n++
+		}
+	}
+	return n
 }

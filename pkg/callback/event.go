@@ -27,8 +27,9 @@ const (
 	ToolEnd   Kind = "tool_end"   // the tool returned a result
 	ToolError Kind = "tool_error" // the tool failed or panicked (Panic); the error goes back to the model
 
-	// OutputCorrection: the answer could not be used (Err says why); one corrective request
-	// follows.
+	// OutputCorrection: the answer could not be used (Err says why, Model is the model that
+	// gave it, Result the answer as written); one corrective request follows. The event comes
+	// just before that request's ModelRequest, and not at all when a limit stops the request.
 	OutputCorrection Kind = "output_correction"
 )
 

@@ -1,6 +1,8 @@
 package chat
 
 import (
+	"strings"
+
 	"github.com/cadrehq/cadre/pkg/model"
 	"github.com/tmc/langchaingo/llms"
 )
@@ -72,4 +74,47 @@ func EstimateTokens(m llms.MessageContent) int {
 		}
 	}
 	return n
+}
+
+// TextOnly returns the users' turns of msgs and the assistant's text, in new messages (msgs are
+// not changed): the texts of the assistant between two users' turns become one message of one
+// text, paragraphs apart; tool calls and their results are left out together, but for the
+// calls keep turns into text (an answer given as a call's arguments, say). keep may be nil.
+func TextOnly(msgs []llms.MessageContent, keep func(llms.FunctionCall) (string, bool)) []llms.MessageContent {
+	out := make([]llms.MessageContent, 0, len(msgs))
+	var texts []string // the assistant's, since the last user's turn
+	flush := func() {
+		if len(texts) > 0 {
+			out = append(out, llms.TextParts(llms.ChatMessageTypeAI, strings.Join(texts, "\n\n")))
+			texts = texts[:0]
+		}
+	}
+	for _, m := range msgs {
+		switch m.Role {
+		case llms.ChatMessageTypeTool:
+			continue
+		case llms.ChatMessageTypeAI:
+		default:
+			flush()
+			out = append(out, m)
+			continue
+		}
+		for _, part := range m.Parts {
+			switch part := part.(type) {
+			case llms.TextContent:
+				if strings.TrimSpace(part.Text) != "" {
+					texts = append(texts, part.Text)
+				}
+			case llms.ToolCall:
+				if part.FunctionCall == nil || keep == nil {
+					continue
+				}
+				if text, ok := keep(*part.FunctionCall); ok {
+					texts = append(texts, text)
+				}
+			}
+		}
+	}
+	flush()
+	return out
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/cadrehq/cadre/pkg/chat"
+	"github.com/google/go-cmp/cmp"
 	"github.com/tmc/langchaingo/llms"
 )
 
@@ -115,5 +116,33 @@ func TestEstimateTokens(t *testing.T) {
 	}
 	if got := chat.EstimateTokens(llms.MessageContent{}); got != 4 {
 		t.Errorf("EstimateTokens of an empty message = %d, want 4 (its overhead)", got)
+	}
+}
+
+// TestTextOnly: the users' turns and the assistant's text stay, each run of assistant texts as
+// one message; tool calls and results go, but for the calls keep turns into text.
+func TestTextOnly(t *testing.T) {
+	t.Parallel()
+	toolCall := func(name, args string) llms.ToolCall {
+		return llms.ToolCall{ID: name, Type: "function", FunctionCall: &llms.FunctionCall{Name: name, Arguments: args}}
+	}
+	msgs := []llms.MessageContent{
+		llms.TextParts(llms.ChatMessageTypeHuman, "one"),
+		{Role: llms.ChatMessageTypeAI, Parts: []llms.ContentPart{llms.TextContent{Text: "looking"}, toolCall("look", `{}`)}},
+		{Role: llms.ChatMessageTypeTool, Parts: []llms.ContentPart{llms.ToolCallResponse{ToolCallID: "look", Name: "look", Content: "seen"}}},
+		{Role: llms.ChatMessageTypeAI, Parts: []llms.ContentPart{llms.TextContent{Text: " "}, toolCall("answer", `{"a":1}`)}},
+		llms.TextParts(llms.ChatMessageTypeHuman, "two"),
+	}
+	keep := func(c llms.FunctionCall) (string, bool) { return c.Arguments, c.Name == "answer" }
+	want := []llms.MessageContent{
+		llms.TextParts(llms.ChatMessageTypeHuman, "one"),
+		llms.TextParts(llms.ChatMessageTypeAI, "looking\n\n{\"a\":1}"),
+		llms.TextParts(llms.ChatMessageTypeHuman, "two"),
+	}
+	if diff := cmp.Diff(want, chat.TextOnly(msgs, keep)); diff != "" {
+		t.Errorf("TextOnly (-want +got):\n%s", diff)
+	}
+	if got := chat.TextOnly(msgs, nil); len(got) != 3 || got[1].Parts[0] != (llms.TextContent{Text: "looking"}) {
+		t.Errorf("TextOnly without keep = %+v; want the calls left out", got)
 	}
 }

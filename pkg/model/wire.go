@@ -1,6 +1,7 @@
 package model
 
 import (
+	"bytes"
 	"encoding/json"
 
 	"github.com/tmc/langchaingo/llms"
@@ -25,6 +26,29 @@ const (
 	// which sends thinking blocks back.
 	ShapeKeep
 )
+
+// ToolCallChunk reports whether chunk, which a client of shape s gave its streaming function,
+// is not text but the JSON of the tool calls so far — an array of objects with a function — as
+// the openai client streams them through the same function.
+func (s Shape) ToolCallChunk(b []byte) bool {
+	if s != ShapeOpenAI || !bytes.HasPrefix(b, []byte(`[{"`)) || !json.Valid(b) {
+		return false
+	}
+	var calls []struct {
+		Function *struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	}
+	if json.Unmarshal(b, &calls) != nil || len(calls) == 0 {
+		return false
+	}
+	for _, c := range calls {
+		if c.Function == nil {
+			return false
+		}
+	}
+	return true
+}
 
 // Wire returns msgs in shape s. Every tool call gets the type "function", empty text parts
 // and Reasoning parts of assistant messages are dropped, and tool messages holding several

@@ -279,3 +279,25 @@ func TestShapeSafeWireArgumentsAfterWhiteSpace(t *testing.T) {
 		}
 	}
 }
+
+// TestToolCallChunk: an openai-shaped client's chunk of tool-call JSON is not text; text that
+// looks like it, and any chunk of another shape's client, is.
+func TestToolCallChunk(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		shape model.Shape
+		chunk string
+		want  bool
+	}{
+		{model.ShapeOpenAI, `[{"id":"c1","function":{"name":"look","arguments":"{}"}}]`, true},
+		{model.ShapeOpenAI, `[{"id":"c1"}]`, false},
+		{model.ShapeOpenAI, `[{"function":{}}, 3]`, false},
+		{model.ShapeOpenAI, `[{"function":{"name":`, false},
+		{model.ShapeOpenAI, `Hello`, false},
+		{model.ShapeSafe, `[{"id":"c1","function":{"name":"look","arguments":"{}"}}]`, false},
+	} {
+		if got := tc.shape.ToolCallChunk([]byte(tc.chunk)); got != tc.want {
+			t.Errorf("shape %d: ToolCallChunk(%s) = %v; want %v", tc.shape, tc.chunk, got, tc.want)
+		}
+	}
+}

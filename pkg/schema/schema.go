@@ -114,6 +114,54 @@ func (s *Schema) StrictSchema() *Schema {
 	return s.strictCompiled
 }
 
+// StrictClosed reports whether every object of the strict form (see Strict) is closed, its
+// "additionalProperties" false, as strict tool APIs require: a map keeps its value schema there,
+// and such an API refuses the form.
+func (s *Schema) StrictClosed() bool {
+	var v any
+	if json.Unmarshal(s.strict, &v) != nil {
+		return false
+	}
+	var closed func(any) bool
+	closed = func(v any) bool {
+		switch v := v.(type) {
+		case map[string]any:
+			if ap, ok := v["additionalProperties"]; ok && ap != false {
+				return false
+			}
+			for _, x := range v {
+				if !closed(x) {
+					return false
+				}
+			}
+		case []any:
+			for _, x := range v {
+				if !closed(x) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	return closed(v)
+}
+
+// Properties returns the names of the properties of the document's root object, in no
+// particular order: none when it lists none.
+func (s *Schema) Properties() []string {
+	var doc struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if json.Unmarshal(s.doc, &doc) != nil {
+		return nil
+	}
+	names := make([]string, 0, len(doc.Properties))
+	for n := range doc.Properties {
+		names = append(names, n)
+	}
+	return names
+}
+
 // IsObject reports whether the root of the document has "type": "object", as tool APIs require
 // of a tool's arguments.
 func (s *Schema) IsObject() bool { return s.object }

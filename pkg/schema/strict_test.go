@@ -1,6 +1,8 @@
 package schema_test
 
 import (
+	"encoding/json"
+	"slices"
 	"sync"
 	"testing"
 
@@ -159,5 +161,44 @@ func TestStrictSchemaOfInvalidStrictForm(t *testing.T) {
 	}
 	if got := s.StrictSchema(); got != s {
 		t.Errorf("StrictSchema() = %s, want the schema itself", got.JSON())
+	}
+}
+
+// TestStrictClosed: a strict form is closed when no object in it stays open, as a map's does.
+func TestStrictClosed(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		doc  string
+		want bool
+	}{
+		{`{"type":"object","properties":{"a":{"type":"string"}}}`, true},
+		{`{"type":"object","properties":{"a":{"type":"object","properties":{"b":{"type":"integer"}},"additionalProperties":true}}}`, true},
+		{`{"type":"object","properties":{"tags":{"type":"object","additionalProperties":{"type":"string"}}}}`, false},
+		{`{"type":"array","items":{"type":"object","additionalProperties":{"type":"integer"}}}`, false},
+	} {
+		s, err := schema.Compile(json.RawMessage(tc.doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.StrictClosed(); got != tc.want {
+			t.Errorf("StrictClosed(%s) = %v; want %v (strict form %s)", tc.doc, got, tc.want, s.Strict())
+		}
+	}
+}
+
+// TestProperties: the names of the root's properties, none for a root without any.
+func TestProperties(t *testing.T) {
+	t.Parallel()
+	s, err := schema.Compile(json.RawMessage(`{"type":"object","properties":{"b":{},"a":{"type":"object","properties":{"c":{}}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := s.Properties()
+	slices.Sort(got)
+	if !slices.Equal(got, []string{"a", "b"}) {
+		t.Errorf("Properties = %q; want a and b", got)
+	}
+	if s, _ := schema.Compile(json.RawMessage(`{"type":"string"}`)); len(s.Properties()) != 0 {
+		t.Errorf("Properties of a string schema = %q; want none", s.Properties())
 	}
 }

@@ -12,7 +12,7 @@
 // ".." and absolute paths are refused, and so are symbolic links that lead out, on file
 // systems that can read links ([io/fs.ReadLinkFS]).
 //
-// An assistant uses skills with assistant.WithSkills: a model sees each skill's name and
-// description, and activates a skill — receiving its instructions — only when a task needs it.
-// Nothing here runs a skill's scripts.
+// An assistant uses skills through their [ToolSet] (assistant.WithSkills makes it): a model
+// sees each skill's name and description, and activates a skill — receiving its instructions —
+// only when a task needs it. Nothing here runs a skill's scripts.
 package skill

@@ -6,4 +6,9 @@
 // checks the model's arguments against that schema before it calls the tool, so a tool sees only
 // arguments that match it; a tool that finds more wrong with them returns an error wrapping
 // [ErrInvalidArgs] and the model is asked to fix its call.
+//
+// A [Set] is tools that go together and may change while an assistant lives; a set may also be
+// a [FixedSet], whose tools never change, and a [Prompter], which writes a part of each run's
+// system prompt from the conversation (package skill's ToolSet is both). The context of every
+// tool call holds the [Call]: its ID, and the run's messages so far ([CallOf], [Messages]).
 package tool

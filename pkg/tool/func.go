@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"time"
+	"unsafe"
 
 	"github.com/cadrehq/cadre/internal/argshape"
 	"github.com/cadrehq/cadre/pkg/schema"
@@ -105,7 +106,9 @@ func (f *funcTool[I, O]) Call(ctx context.Context, args json.RawMessage) (string
 	if err != nil {
 		return "", fmt.Errorf("tool %q: encoding its result: %w", f.name, err)
 	}
-	return string(b), nil
+	// b is new and nobody else's: the result shares its bytes instead of copying them, one
+	// allocation less per call (BenchmarkRunToolRound in package assistant).
+	return unsafe.String(unsafe.SliceData(b), len(b)), nil
 }
 
 func (f *funcTool[I, O]) decode(args json.RawMessage) (I, error) {

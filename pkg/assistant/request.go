@@ -1,0 +1,155 @@
+package assistant
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/cadrehq/cadre/pkg/callback"
+	"github.com/cadrehq/cadre/pkg/model"
+	"github.com/tmc/langchaingo/llms"
+)
+
+// models is how a run asks its models.
+type models struct {
+	chain []model.Model
+	opts  [][]llms.CallOption // by model of the chain, made on first use
+	mode  OutputMode
+	next  RequestNext // the request middleware, then send: made once per run
+	// req is the request next is given, reused: a request costs no allocation of its own.
+	req ModelRequest
+}
+
+// generate sends the conversation to the chain's models in order, moving to the next only on
+// an error another model could fix, and records the usage of the answer.
+func (r *run[O]) generate(ctx context.Context) (model.Reply, *model.Model, error) {
+	var err error
+	for i := range r.models.chain {
+		m := &r.models.chain[i]
+		opts, oerr := r.options(i)
+		if oerr != nil {
+			return model.Reply{}, nil, r.modelError(m, oerr)
+		}
+		var s *streamer
+		if r.state.stream != nil {
+			s = r.streamer(m)
+			opts = append(opts[:len(opts):len(opts)], llms.WithStreamingFunc(s.write))
+		}
+		var reply model.Reply
+		if reply, err = r.request(ctx, m, opts, err, s); err == nil {
+			return reply, m, nil
+		}
+		if ctx.Err() != nil {
+			return model.Reply{}, nil, fmt.Errorf("assistant %q: %w", r.p.name, ctx.Err())
+		}
+		if i+1 == len(r.models.chain) || !model.CanFallback(err) || s != nil && s.err != nil {
+			return model.Reply{}, nil, r.modelError(m, err)
+		}
+		if r.state.handler != nil {
+			r.state.emit(ctx, callback.Event{Kind: callback.ModelFallback, Model: m.Name, Err: err})
+		}
+	}
+	return model.Reply{}, nil, err // not reached: the chain is never empty
+}
+
+// request sends one request to model m through the run's chain — its events, outermost, then
+// the request middleware, then the model — and records the reply's usage. A request that asks
+// again for an answer that could not be used is announced first (OutputCorrection), now that
+// it goes: fallback is the error of the model tried before m in the same attempt.
+func (r *run[O]) request(ctx context.Context, m *model.Model, opts []llms.CallOption, fallback error, s *streamer) (model.Reply, error) {
+	req := &r.models.req
+	*req = ModelRequest{Assistant: r.p.name, RunID: r.state.id, Model: *m, Messages: r.msgs, Options: opts, Attempt: r.attempt(),
+		Fallback: fallback, Correction: r.answers.correcting}
+	var start time.Time
+	if r.state.handler != nil {
+		if req.Correction != nil && fallback == nil {
+			r.state.emit(ctx, callback.Event{Kind: callback.OutputCorrection, Model: r.res.Model, Result: r.answers.raw, Err: req.Correction})
+		}
+		r.state.emit(ctx, callback.Event{Kind: callback.ModelRequest, Model: m.Name, Attempt: req.Attempt})
+		start = time.Now()
+	}
+	r.requested = true
+	reply, err := r.models.next(ctx, req)
+	reply.Usage.Requests = 1 // a reply a middleware gave counts as the request it answers, whatever it says
+	if s != nil && s.err != nil {
+		err = s.err // the stream function's, not a failure of the model
+	}
+	if err == nil && s != nil {
+		err = s.finish(ctx, reply.Text)
+	}
+	if err != nil {
+		if r.state.handler != nil {
+			r.state.emit(ctx, callback.Event{Kind: callback.ModelError, Model: m.Name, Duration: time.Since(start), Err: err})
+		}
+		return reply, err
+	}
+	r.res.Model, r.answers.strict, r.answers.correcting = m.Name, r.p.out.sendsStrict(*m), nil
+	r.state.account.Record(m.Name, reply.Usage)
+	if r.state.handler != nil {
+		r.state.emit(ctx, callback.Event{Kind: callback.ModelResponse, Model: m.Name, Duration: time.Since(start), Usage: reply.Usage})
+	}
+	return reply, nil
+}
+
+// modelError is err of model m, as the run says it: always naming m as the chain names it,
+// which a provider's error, naming the provider's model id, does not.
+func (r *run[O]) modelError(m *model.Model, err error) error {
+	return within(r.p.name, err, fmt.Sprintf("model %q", m.Name), "")
+}
+
+func (r *run[O]) attempt() int {
+	n := 1
+	for _, m := range r.msgs[r.first:] {
+		if m.Role == llms.ChatMessageTypeAI {
+			n++
+		}
+	}
+	return n
+}
+
+// options returns the call options for the chain's model i, prepared once per assistant for
+// a fixed model and once per run otherwise. The tools stay in the last request at a limit:
+// a provider may reject a conversation with tool calls in it but no tool defined.
+func (r *run[O]) options(i int) ([]llms.CallOption, error) {
+	if r.p.reqOpts != nil { // a chain of one model
+		return r.p.reqOpts, nil
+	}
+	ms := &r.models
+	if ms.opts == nil {
+		ms.opts = make([][]llms.CallOption, len(ms.chain))
+	}
+	if ms.opts[i] == nil {
+		opts, err := r.p.requestOptions(ms.chain[i], ms.mode)
+		if err != nil {
+			return nil, err
+		}
+		ms.opts[i] = opts
+	}
+	return ms.opts[i], nil
+}
+
+// stopped returns the error for a turn the model did not finish: cut at its token limit, or
+// refused.
+func (r *run[O]) stopped(reply model.Reply, m *model.Model) error {
+	switch reply.Finish() {
+	case model.FinishLength:
+		return &ModelStopError{Assistant: r.p.name, Model: m.Name, Reason: reply.StopReason, Err: ErrTokenLimit}
+	case model.FinishRefusal:
+		return &ModelStopError{Assistant: r.p.name, Model: m.Name, Reason: reply.StopReason, Err: ErrRefusal}
+	}
+	return nil
+}
+
+// lastRequest makes the next request the last: without tools, with a user message saying
+// the budget is spent and asking for the best answer now (WithFinalAnswerOnLimit).
+func (r *run[O]) lastRequest() {
+	r.answers.final = true
+	text := "Your budget for this task is spent: this is your last reply, and no tool will run any more. Give your best final answer now, from what you have."
+	switch {
+	case r.models.mode == OutputTool:
+		text += " Give it by calling " + finalResult + "."
+	case !r.p.out.text:
+		text += " Answer with only a JSON value that matches this JSON Schema, without any other text:\n" + r.p.out.hint
+	}
+	r.msgs = append(r.msgs, llms.MessageContent{Role: llms.ChatMessageTypeHuman, Parts: []llms.ContentPart{llms.TextContent{Text: text}}})
+}
