@@ -545,3 +545,62 @@ func TestInAWorkflowOfTheProgramsOwn(t *testing.T) {
 		}
 	}
 }
+
+// TestARunsVarsAndHistoryReachItsModel: what a durable run is given besides its prompt — the
+// template's values and the earlier turns — is kept with the run and reaches the model, in
+// the run and in a replay of it.
+func TestARunsVarsAndHistoryReachItsModel(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t, time.Minute)
+	dctx := newDBOS(t, dbos.Config{})
+	eng, err := durable.New(dctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var seen [][]llms.MessageContent
+	guide := assistant.New[string]("guide", assistant.WithInstructions("Plan a trip to {{.city}}."),
+		assistant.WithModel(llmtest.NewFunc(func(_ context.Context, req llmtest.Request) llmtest.Reply {
+			mu.Lock()
+			seen = append(seen, req.Messages)
+			mu.Unlock()
+			return llmtest.Text("pack boots")
+		})))
+	durable.Register(eng, guide)
+	q := replayQueue(t, dctx)
+	launch(t, dctx)
+	history := []llms.MessageContent{
+		llms.TextParts(llms.ChatMessageTypeHuman, "I like hiking."),
+		llms.TextParts(llms.ChatMessageTypeAI, "Noted."),
+	}
+	res, err := eng.Run(ctx, "guide", durable.Input{Prompt: "What to pack?", Vars: map[string]any{"city": "Bergen"}, History: history})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := dbos.ForkWorkflow[any](dctx, dbos.ForkWorkflowInput{OriginalWorkflowID: res.ID, QueueName: q.GetName()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.Await(ctx, h.GetWorkflowID()); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 2 {
+		t.Fatalf("the model was asked %d times; want once by the run and once by its replay from the start", len(seen))
+	}
+	for i, msgs := range seen {
+		var texts []string
+		for _, m := range msgs {
+			for _, p := range m.Parts {
+				if tp, ok := p.(llms.TextContent); ok {
+					texts = append(texts, tp.Text)
+				}
+			}
+		}
+		want := []string{"Plan a trip to Bergen.", "I like hiking.", "Noted.", "What to pack?"}
+		if d := cmp.Diff(want, texts); d != "" {
+			t.Errorf("request %d (-want +got):\n%s", i, d)
+		}
+	}
+}
