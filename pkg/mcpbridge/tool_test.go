@@ -123,6 +123,23 @@ func TestToolCallReturnsTextAndStructuredContent(t *testing.T) {
 	}
 }
 
+// A program that calls a served tool's handler itself, with the arguments as a map rather than
+// as the JSON a client sent, gets them to the tool all the same.
+func TestToolCalledWithArgumentsAsAMap(t *testing.T) {
+	t.Parallel()
+	s := newServer()
+	if err := mcpbridge.AddTool(s, echoTool()); err != nil {
+		t.Fatal(err)
+	}
+	var req mcp.CallToolRequest
+	req.Params.Name = "echo"
+	req.Params.Arguments = map[string]any{"input": "hi"}
+	res, err := s.GetTool("echo").Handler(testContext(t), req)
+	if err != nil || res.IsError || textOf(res) != "echo: hi" {
+		t.Errorf("the call: %v, %+v; want echo: hi", err, res)
+	}
+}
+
 // A tool served as an assistant's AsTool wrapper runs the assistant; a typed one returns
 // structured content.
 func TestAsToolServed(t *testing.T) {
