@@ -199,6 +199,7 @@ func TestProtectForgetsIdleSessions(t *testing.T) {
 		ana := iss.Token(t, resource, "ana", nil)
 		_, idle := sessionCall(a, next, http.MethodPost, ana, "", "initialize")
 		_, busy := sessionCall(a, next, http.MethodPost, ana, "", "initialize")
+		sessionCall(a, next, http.MethodPost, ana, idle, "") // a request that came and went
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
@@ -225,6 +226,12 @@ func TestProtectForgetsIdleSessions(t *testing.T) {
 		}
 		close(next.held)
 		<-done
+		// Its request ended, the busy session idles like any other.
+		time.Sleep(2 * time.Hour)
+		bo(fmt.Sprintf("mcp-session-bo-%v", time.Now().Unix()))
+		if status := bo(busy); status != http.StatusOK {
+			t.Errorf("bo with ana's session idle for hours since its request ended: %d, want it forgotten", status)
+		}
 	})
 }
 
