@@ -5,14 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"text/template"
 	"text/template/parse"
 
-	"github.com/cadrehq/cadre/internal/argshape"
+	"github.com/cadrehq/cadre/internal/answer"
 	"github.com/cadrehq/cadre/pkg/callback"
 	"github.com/cadrehq/cadre/pkg/model"
 	"github.com/cadrehq/cadre/pkg/schema"
@@ -36,12 +35,12 @@ type plan[O any] struct {
 	reqOpts []llms.CallOption // for the chain's one model (WithModel) in its mode; nil with a resolver
 
 	tools      *toolTable
-	own        []tool.Tool     // the tools given with WithTools, then the fixed sets' (tools holds them)
-	sets       []ToolSet       // the tool sets read by each run
-	prompters  []tool.Prompter // the tool sets that write a part of the system prompt
-	examples   *examples       // nil without WithExamples
-	roster     string          // the delegates, for the system prompt; "" for none
-	out        *output
+	own        []tool.Tool      // the tools given with WithTools, then the fixed sets' (tools holds them)
+	sets       []ToolSet        // the tool sets read by each run
+	prompters  []tool.Prompter  // the tool sets that write a part of the system prompt
+	examples   *answer.Examples // nil without WithExamples
+	roster     string           // the delegates, for the system prompt; "" for none
+	out        *answer.Shape
 	validators []func(context.Context, O) error
 	handler    callback.Handler
 
@@ -73,7 +72,7 @@ func newPlan[O any](name string, cfg config, base *plan[O], known ...*toolTable)
 		if p.instructions, p.static, err = parseInstructions(name, cfg.instructions); err != nil {
 			return nil, err
 		}
-		if p.out, err = newOutput[O](); err != nil {
+		if p.out, err = answer.For[O](); err != nil {
 			return nil, err
 		}
 	}
@@ -82,7 +81,7 @@ func newPlan[O any](name string, cfg config, base *plan[O], known ...*toolTable)
 	}
 	if base != nil && len(p.own) == len(base.own) {
 		p.tools = base.tools
-	} else if p.tools, err = newToolTable(p.own, len(cfg.tools), !p.out.text, known...); err != nil {
+	} else if p.tools, err = newToolTable(p.own, len(cfg.tools), !p.out.Text, known...); err != nil {
 		return nil, err
 	}
 	if base != nil && len(cfg.examples) == len(base.cfg.examples) {
@@ -153,11 +152,11 @@ func (p *plan[O]) modeFor(m model.Model) (OutputMode, error) {
 			}
 			return 0, fmt.Errorf("assistant %q: model %q cannot take tools, and the assistant has %s: use a model with tool support", p.name, m.Name, strings.Join(names, ", "))
 		}
-		if p.cfg.mode == OutputTool && !p.out.text {
+		if p.cfg.mode == OutputTool && !p.out.Text {
 			return 0, fmt.Errorf("assistant %q: model %q cannot take tools, so OutputTool cannot work: use OutputAuto or OutputPrompted", p.name, m.Name)
 		}
 	}
-	if p.out.text {
+	if p.out.Text {
 		return OutputPrompted, nil // no output tool; nothing is prompted either
 	}
 	switch {
@@ -185,17 +184,11 @@ func (p *plan[O]) requestOptions(m model.Model, mode OutputMode) ([]llms.CallOpt
 		}})
 	}
 	if mode == OutputTool {
-		doc, strict := p.out.final.JSON(), p.out.sendsStrict(m)
-		if strict {
-			doc = p.out.final.Strict()
-		}
-		params, err := m.ToolParameters(doc)
+		def, err := p.out.Definition(m)
 		if err != nil {
 			return nil, err
 		}
-		defs = append(defs, llms.Tool{Type: "function", Function: &llms.FunctionDefinition{
-			Name: finalResult, Description: finalResultDescription, Parameters: params, Strict: strict,
-		}})
+		defs = append(defs, def)
 	}
 	if len(defs) > 0 {
 		opts = append(opts, llms.WithTools(defs))
@@ -259,57 +252,10 @@ func (p *plan[O]) systemPrompt(vars map[string]any, mode OutputMode, extra strin
 	if extra != "" {
 		text = paragraphs(text, extra)
 	}
-	if mode == OutputPrompted && !p.out.text {
-		text = paragraphs(text, p.out.prompt)
+	if mode == OutputPrompted && !p.out.Text {
+		text = paragraphs(text, p.out.Prompt)
 	}
 	return text, nil
-}
-
-// output is what the assistant knows of its output type, prepared once.
-type output struct {
-	text    bool           // O is a string kind: the answer is the text, nothing is parsed
-	schema  *schema.Schema // O's
-	final   *schema.Schema // final_result's arguments: O's, or {"output": O}
-	wrapped bool           // final_result's arguments are {"output": O}
-	// strictOK: the strict form is one strict providers take: every object closed (a map's
-	// open additionalProperties is refused there).
-	strictOK bool
-	prompt   string // the output instructions of prompted mode
-	hint     string // the schema, as quoted in corrections
-}
-
-const (
-	finalResult            = "final_result"
-	finalResultDescription = "Give your final answer by calling this tool: its arguments are the answer. Call it once, when you have everything you need."
-)
-
-// sendsStrict reports whether final_result goes to m in its strict form. An answer is checked
-// against the form its request was sent with.
-func (o *output) sendsStrict(m model.Model) bool {
-	return m.StrictTools && o.strictOK
-}
-
-func newOutput[O any]() (*output, error) {
-	var zero O
-	t := reflect.TypeFor[O]()
-	if t.Kind() == reflect.String {
-		return &output{text: true}, nil
-	}
-	s, err := schema.For[O]()
-	if err != nil {
-		return nil, fmt.Errorf("output type %T: %w", zero, err)
-	}
-	out := &output{schema: s, final: s}
-	if !argshape.IsObjectType(t) {
-		if out.final, err = schema.For[argshape.Output[O]](); err != nil {
-			return nil, fmt.Errorf("output type %T: %w", zero, err)
-		}
-		out.wrapped = true
-	}
-	out.strictOK = out.final.StrictClosed()
-	out.hint = string(s.JSON())
-	out.prompt = "Answer with only a JSON value that matches this JSON Schema, without any other text:\n" + out.hint
-	return out, nil
 }
 
 // toolTable is an assistant's tools, by name, with their compiled schemas.
@@ -344,7 +290,7 @@ func newToolTable(tools []tool.Tool, given int, reserveFinal bool, known ...*too
 		} else if dup {
 			return nil, fmt.Errorf("two tools are named %q: tool names must be unique", name)
 		}
-		if name == finalResult && reserveFinal {
+		if name == answer.Tool && reserveFinal {
 			return nil, fmt.Errorf("tool name %q is taken by the assistant's output tool: rename the tool", name)
 		}
 		e := entryOf(tl, known)
