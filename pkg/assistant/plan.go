@@ -8,10 +8,9 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"text/template"
-	"text/template/parse"
 
 	"github.com/cadrehq/cadre/internal/answer"
+	"github.com/cadrehq/cadre/internal/prompt"
 	"github.com/cadrehq/cadre/pkg/callback"
 	"github.com/cadrehq/cadre/pkg/model"
 	"github.com/cadrehq/cadre/pkg/schema"
@@ -26,8 +25,7 @@ type plan[O any] struct {
 	name string
 	cfg  config // with the defaults in place of unset fields
 
-	instructions *template.Template     // nil when the instructions have no template actions
-	static       string                 // the instructions, when they have no actions
+	instructions *prompt.Instructions
 	system       [3]llms.MessageContent // by OutputMode, when the instructions have no actions
 	systemOnce   [3]sync.Once
 
@@ -67,10 +65,10 @@ func newPlan[O any](name string, cfg config, base *plan[O], known ...*toolTable)
 	p := &plan[O]{name: name, cfg: cfg, handler: callback.Multi(cfg.handlers...)}
 	var err error
 	if base != nil {
-		p.instructions, p.static, p.out = base.instructions, base.static, base.out
+		p.instructions, p.out = base.instructions, base.out
 	} else {
-		if p.instructions, p.static, err = parseInstructions(name, cfg.instructions); err != nil {
-			return nil, err
+		if p.instructions, err = prompt.Parse(name, cfg.instructions); err != nil {
+			return nil, fmt.Errorf("instructions of %q: %w", name, err)
 		}
 		if p.out, err = answer.For[O](); err != nil {
 			return nil, err
@@ -115,31 +113,6 @@ func funcArg(v any) string {
 	s := fmt.Sprintf("%T", v)
 	s = strings.TrimPrefix(s, "func(context.Context, ")
 	return strings.TrimSuffix(s, ") error")
-}
-
-// parseInstructions parses the system prompt template. Instructions without any template
-// action are kept as text and never rendered.
-func parseInstructions(name, text string) (*template.Template, string, error) {
-	t, err := template.New(name).Option("missingkey=error").Parse(text)
-	if err != nil {
-		return nil, "", fmt.Errorf("instructions of %q: %w", name, err)
-	}
-	if t.Tree == nil || onlyText(t.Tree.Root) {
-		return nil, text, nil
-	}
-	return t, "", nil
-}
-
-func onlyText(n *parse.ListNode) bool {
-	if n == nil {
-		return true
-	}
-	for _, c := range n.Nodes {
-		if c.Type() != parse.NodeText {
-			return false
-		}
-	}
-	return true
 }
 
 // modeFor decides how the output is asked of m.
@@ -201,10 +174,10 @@ func (p *plan[O]) requestOptions(m model.Model, mode OutputMode) ([]llms.CallOpt
 // template actions and without extra give the same message to every run: it is built once per
 // mode and shared (messages are never modified).
 func (p *plan[O]) systemMessage(vars map[string]any, mode OutputMode, extra string) (llms.MessageContent, error) {
-	if p.instructions == nil && extra == "" {
+	if p.instructions.Static() && extra == "" {
 		p.systemOnce[mode].Do(func() {
 			if text, _ := p.systemPrompt(nil, mode, ""); text != "" {
-				p.system[mode] = systemText(text)
+				p.system[mode] = prompt.Message(text)
 			}
 		})
 		return p.system[mode], nil
@@ -213,47 +186,19 @@ func (p *plan[O]) systemMessage(vars map[string]any, mode OutputMode, extra stri
 	if err != nil || text == "" {
 		return llms.MessageContent{}, err
 	}
-	return systemText(text), nil
+	return prompt.Message(text), nil
 }
 
-// paragraphs returns a and b as two paragraphs, or the one that is not empty.
-func paragraphs(a, b string) string {
-	if a == "" {
-		return b
-	}
-	return a + "\n\n" + b
-}
-
-func systemText(text string) llms.MessageContent {
-	return llms.MessageContent{Role: llms.ChatMessageTypeSystem, Parts: []llms.ContentPart{llms.TextContent{Text: text}}}
-}
-
-// systemPrompt renders the instructions with the vars, adds the roster, extra, and the output
-// instructions in prompted mode.
+// systemPrompt writes the run's system prompt: the instructions rendered with the vars, then
+// the roster, extra, and the output's instructions in prompted mode.
 func (p *plan[O]) systemPrompt(vars map[string]any, mode OutputMode, extra string) (string, error) {
-	text := p.static
-	if p.instructions != nil {
-		data := overVars(p.cfg.vars, vars)
-		if p.roster != "" {
-			data = overVars(map[string]any{"roster": p.roster}, data)
-		}
-		if data == nil {
-			data = map[string]any{}
-		}
-		var b strings.Builder
-		if err := p.instructions.Execute(&b, data); err != nil {
-			return "", fmt.Errorf("assistant %q: rendering its instructions: %w (give every var the template uses in WithVars or Input.Vars)", p.name, err)
-		}
-		text = b.String()
+	output := ""
+	if mode == OutputPrompted {
+		output = p.out.Prompt // "" for a text answer
 	}
-	if p.roster != "" && !usesRoster.MatchString(p.cfg.instructions) {
-		text = paragraphs(text, p.roster)
-	}
-	if extra != "" {
-		text = paragraphs(text, extra)
-	}
-	if mode == OutputPrompted && !p.out.Text {
-		text = paragraphs(text, p.out.Prompt)
+	text, err := p.instructions.Write(p.cfg.vars, vars, p.roster, extra, output)
+	if err != nil {
+		return "", fmt.Errorf("assistant %q: rendering its instructions: %w (give every var the template uses in WithVars or Input.Vars)", p.name, err)
 	}
 	return text, nil
 }

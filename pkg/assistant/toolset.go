@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"slices"
 
+	"github.com/cadrehq/cadre/internal/prompt"
 	"github.com/cadrehq/cadre/pkg/skill"
 	"github.com/cadrehq/cadre/pkg/tool"
 	"github.com/tmc/langchaingo/llms"
@@ -73,9 +74,7 @@ func (p *plan[O]) prompt(ctx context.Context, history, msgs []llms.MessageConten
 		if err != nil {
 			return "", fmt.Errorf("assistant %q: the prompt of its tool set %d: %w", p.name, i+1, err)
 		}
-		if t != "" {
-			text = paragraphs(text, t)
-		}
+		text = prompt.Join(text, t)
 	}
 	return text, nil
 }
