@@ -22,32 +22,28 @@ type Instructions struct {
 var placesRoster = regexp.MustCompile(`\.roster\b`)
 
 // Parse parses text as the instructions named name: a text/template in which every var used
-// must be given (missingkey=error). Text without any template action is kept as it is, and
-// never rendered.
+// must be given (missingkey=error). Text without any template action is kept as the
+// template would write it — without its comments — and never rendered again.
 func Parse(name, text string) (*Instructions, error) {
 	in := &Instructions{placesRoster: placesRoster.MatchString(text)}
 	t, err := template.New(name).Option("missingkey=error").Parse(text)
 	if err != nil {
 		return nil, err
 	}
-	if t.Tree == nil || onlyText(t.Tree.Root) {
-		in.text = text
-	} else {
-		in.tmpl = t
+	if t.Tree == nil {
+		return in, nil
 	}
-	return in, nil
-}
-
-func onlyText(n *parse.ListNode) bool {
-	if n == nil {
-		return true
-	}
-	for _, c := range n.Nodes {
-		if c.Type() != parse.NodeText {
-			return false
+	var b strings.Builder
+	for _, n := range t.Tree.Root.Nodes {
+		tn, ok := n.(*parse.TextNode)
+		if !ok {
+			in.tmpl = t
+			return in, nil
 		}
+		b.Write(tn.Text) // without the comments and the spaces trimmed around actions
 	}
-	return true
+	in.text = b.String()
+	return in, nil
 }
 
 // Static reports whether the instructions have no template action: they read no var, and

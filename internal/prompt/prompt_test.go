@@ -29,6 +29,7 @@ func TestParse(t *testing.T) {
 		{"", true},
 		{"You answer in French. {not a template} 100% sure", true},
 		{"You help {{.user}}.", false},
+		{"{{/* a comment */}}Plain.", true},
 		{"{{if .x}}a{{end}}", false},
 	} {
 		if got := mustParse(t, tt.text).Static(); got != tt.static {
@@ -37,6 +38,12 @@ func TestParse(t *testing.T) {
 	}
 	if _, err := prompt.Parse("bad", "Hello {{.user"); err == nil {
 		t.Error("Parse of a template with a syntax error succeeded")
+	}
+	// A template's comments are not sent to the model, with or without actions.
+	for text, want := range map[string]string{"{{/* a comment */}}Plain.": "Plain.", "A {{- /* x */ -}} B": "AB"} {
+		if got, err := mustParse(t, text).Write(nil, nil, ""); err != nil || got != want {
+			t.Errorf("Parse(%q).Write = %q, %v; want %q", text, got, err, want)
+		}
 	}
 }
 
