@@ -1,9 +1,7 @@
 package assistant
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -11,9 +9,9 @@ import (
 
 	"github.com/cadrehq/cadre/internal/answer"
 	"github.com/cadrehq/cadre/internal/prompt"
+	"github.com/cadrehq/cadre/internal/toolbox"
 	"github.com/cadrehq/cadre/pkg/callback"
 	"github.com/cadrehq/cadre/pkg/model"
-	"github.com/cadrehq/cadre/pkg/schema"
 	"github.com/cadrehq/cadre/pkg/tool"
 	"github.com/tmc/langchaingo/llms"
 )
@@ -48,7 +46,7 @@ type plan[O any] struct {
 // newPlan prepares a plan from cfg. base, when given, is the assistant's own plan: what only
 // depends on O is taken from it, and so are the tools when no tool was added. The tools of
 // known tables are not compiled again.
-func newPlan[O any](name string, cfg config, base *plan[O], known ...*toolTable) (*plan[O], error) {
+func newPlan[O any](name string, cfg config, base *plan[O], known ...*toolbox.Box) (*plan[O], error) {
 	if cfg.mode < OutputAuto || cfg.mode > OutputPrompted {
 		return nil, fmt.Errorf("output mode %d is not one of OutputAuto, OutputTool, OutputPrompted", cfg.mode)
 	}
@@ -118,12 +116,8 @@ func funcArg(v any) string {
 // modeFor decides how the output is asked of m.
 func (p *plan[O]) modeFor(m model.Model) (OutputMode, error) {
 	if m.NoTools {
-		if len(p.tools.list) > 0 {
-			names := make([]string, len(p.tools.list))
-			for i, e := range p.tools.list {
-				names[i] = e.tool.Name()
-			}
-			return 0, fmt.Errorf("assistant %q: model %q cannot take tools, and the assistant has %s: use a model with tool support", p.name, m.Name, strings.Join(names, ", "))
+		if names := p.tools.Names(); names != "" {
+			return 0, fmt.Errorf("assistant %q: model %q cannot take tools, and the assistant has %s: use a model with tool support", p.name, m.Name, names)
 		}
 		if p.cfg.mode == OutputTool && !p.out.Text {
 			return 0, fmt.Errorf("assistant %q: model %q cannot take tools, so OutputTool cannot work: use OutputAuto or OutputPrompted", p.name, m.Name)
@@ -146,15 +140,9 @@ func (p *plan[O]) modeFor(m model.Model) (OutputMode, error) {
 func (p *plan[O]) requestOptions(m model.Model, mode OutputMode) ([]llms.CallOption, error) {
 	opts := make([]llms.CallOption, 0, len(p.cfg.callOptions)+1)
 	opts = append(opts, p.cfg.callOptions...)
-	defs := make([]llms.Tool, 0, len(p.tools.list)+1)
-	for _, e := range p.tools.list {
-		params, err := m.ToolParameters(e.tool.Schema())
-		if err != nil {
-			return nil, fmt.Errorf("tool %q: %w", e.tool.Name(), err)
-		}
-		defs = append(defs, llms.Tool{Type: "function", Function: &llms.FunctionDefinition{
-			Name: e.tool.Name(), Description: e.tool.Description(), Parameters: params,
-		}})
+	defs, err := p.tools.AppendDefinitions(make([]llms.Tool, 0, len(p.tools.Tools())+1), m)
+	if err != nil {
+		return nil, err
 	}
 	if mode == OutputTool {
 		def, err := p.out.Definition(m)
@@ -203,74 +191,36 @@ func (p *plan[O]) systemPrompt(vars map[string]any, mode OutputMode, extra strin
 	return text, nil
 }
 
-// toolTable is an assistant's tools, by name, with their compiled schemas.
+// toolTable is an assistant's tools, with the innermost link of every tool-call chain.
 type toolTable struct {
-	list   []*toolEntry
-	byName map[string]*toolEntry
-	names  string       // "a, b, c": for a model that calls a tool that does not exist
-	run    ToolCallNext // call, made once: the innermost link of every tool-call chain
-}
-
-type toolEntry struct {
-	tool   tool.Tool
-	schema *schema.Schema
-	hint   string // the schema, as quoted when the model's arguments are wrong
+	*toolbox.Box
+	run ToolCallNext // call, made once
 }
 
 // newToolTable makes the table of tools — the first given of them given with WithTools, the
-// others by tool sets — taking the entries of tools that a known table has.
-func newToolTable(tools []tool.Tool, given int, reserveFinal bool, known ...*toolTable) (*toolTable, error) {
-	t := &toolTable{byName: make(map[string]*toolEntry, len(tools))}
-	names := make([]string, 0, len(tools))
-	for i, tl := range tools {
-		if tl == nil {
-			return nil, fmt.Errorf("tool %d is nil", i)
-		}
-		name := tl.Name()
-		if err := tool.ValidName(name); err != nil {
-			return nil, err
-		}
-		if _, dup := t.byName[name]; dup && i >= given {
-			return nil, fmt.Errorf("tool name %q is taken by another of the assistant's tools: a tool set's tools (WithToolSet, WithSkills) must be named unlike the others; rename the tool", name)
-		} else if dup {
-			return nil, fmt.Errorf("two tools are named %q: tool names must be unique", name)
-		}
-		if name == answer.Tool && reserveFinal {
-			return nil, fmt.Errorf("tool name %q is taken by the assistant's output tool: rename the tool", name)
-		}
-		e := entryOf(tl, known)
-		if e == nil {
-			s, err := schema.Compile(tl.Schema())
-			if err != nil {
-				return nil, fmt.Errorf("tool %q: its schema: %w", name, err)
-			}
-			if !s.IsObject() {
-				return nil, fmt.Errorf("tool %q: its schema must describe an object (\"type\": \"object\"): model APIs reject anything else", name)
-			}
-			e = &toolEntry{tool: tl, schema: s, hint: string(compact(tl.Schema()))}
-		}
-		t.list = append(t.list, e)
-		t.byName[name] = e
-		names = append(names, name)
+// others by tool sets — taking the compiled schemas of tools that a known box has.
+func newToolTable(tools []tool.Tool, given int, reserveFinal bool, known ...*toolbox.Box) (*toolTable, error) {
+	reserved := ""
+	if reserveFinal {
+		reserved = answer.Tool
 	}
-	t.names, t.run = strings.Join(names, ", "), t.call
+	box, err := toolbox.New(tools, given, reserved, known...)
+	if err != nil {
+		return nil, err
+	}
+	t := &toolTable{Box: box}
+	t.run = t.call
 	return t, nil
+}
+
+// call calls the tool of c: the innermost link of every tool-call chain.
+func (t *toolTable) call(ctx context.Context, c ToolCall) (string, error) {
+	return t.Call(ctx, c.Tool, c.Arguments)
 }
 
 // delegates reports whether the tool named name runs an assistant (AsTool made it).
 func (t *toolTable) delegates(name string) bool {
-	e, ok := t.byName[name]
-	if !ok {
-		return false
-	}
-	_, d := e.tool.(delegate)
+	tl, _ := t.Lookup(name)
+	_, d := tl.(delegate)
 	return d
-}
-
-func compact(doc json.RawMessage) []byte {
-	var b bytes.Buffer
-	if err := json.Compact(&b, doc); err != nil {
-		return doc
-	}
-	return b.Bytes()
 }

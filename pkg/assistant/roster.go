@@ -23,9 +23,9 @@ func (p *plan[O]) newRoster() string {
 		return ""
 	}
 	var team []prompt.Member
-	for _, e := range p.tools.list {
-		if _, ok := e.tool.(delegate); ok {
-			team = append(team, prompt.Member{Name: e.tool.Name(), Description: e.tool.Description()})
+	for _, tl := range p.tools.Tools() {
+		if _, ok := tl.(delegate); ok {
+			team = append(team, prompt.Member{Name: tl.Name(), Description: tl.Description()})
 		}
 	}
 	return prompt.Roster(team)
