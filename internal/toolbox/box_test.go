@@ -218,7 +218,7 @@ func TestSame(t *testing.T) {
 		tool.Tool
 		tags []string
 	}
-	u := unhashable{Tool: a}
+	u := unhashable{Tool: a, tags: []string{"a"}}
 	for _, tt := range []struct {
 		x, y []tool.Tool
 		want bool
