@@ -44,8 +44,8 @@ type plan[O any] struct {
 }
 
 // newPlan prepares a plan from cfg. base, when given, is the assistant's own plan: what only
-// depends on O is taken from it, and so are the tools when no tool was added. The tools of
-// known tables are not compiled again.
+// depends on O is taken from it, and so are the tools when no tool was added. The tools that
+// known boxes hold are not compiled again.
 func newPlan[O any](name string, cfg config, base *plan[O], known ...*toolbox.Box) (*plan[O], error) {
 	if cfg.mode < OutputAuto || cfg.mode > OutputPrompted {
 		return nil, fmt.Errorf("output mode %d is not one of OutputAuto, OutputTool, OutputPrompted", cfg.mode)
