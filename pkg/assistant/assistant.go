@@ -98,7 +98,7 @@ func (a *Assistant[O]) planFor(ctx context.Context, opts []Option) (*plan[O], er
 		return nil, fmt.Errorf("assistant %q: WithDescription cannot be given for one run: the description is fixed by New", a.name)
 	}
 	cfg.instructions, cfg.description = a.cfg.instructions, a.cfg.description
-	p, err := newPlan[O](a.name, cfg, a.plan, a.plan.tools)
+	p, err := newPlan[O](a.name, cfg, a.plan, a.plan.tools.Box)
 	if err != nil {
 		return nil, fmt.Errorf("assistant %q: run options: %w", a.name, err)
 	}

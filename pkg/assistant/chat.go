@@ -60,7 +60,7 @@ func (r *run[O]) loadChat(ctx context.Context) (history, window []llms.MessageCo
 	r.chat.id, r.chat.on = id, true
 	window = history
 	if r.p.cfg.history == HistoryTextOnly {
-		window = chat.TextOnly(window, r.p.answerOf)
+		window = chat.TextOnly(window, r.p.out.InCall)
 	}
 	return history, r.p.cfg.window.Apply(window), nil
 }

@@ -1,13 +1,9 @@
 package assistant
 
 import (
-	"encoding/json"
 	"fmt"
-	"reflect"
-	"sync"
 
-	"github.com/cadrehq/cadre/internal/argshape"
-	"github.com/tmc/langchaingo/llms"
+	"github.com/cadrehq/cadre/internal/answer"
 )
 
 // Example is a few-shot example: a user's turn, and the answer the assistant should give it.
@@ -33,20 +29,12 @@ func WithExamples[O any](examples ...Example[O]) Option {
 	}
 }
 
-// examples is an assistant's few-shot examples, checked, with the messages they make in each
-// output mode, built once.
-type examples struct {
-	inputs  []string
-	answers []string // the outputs, as JSON (or the text, for a string output)
-	once    [3]sync.Once
-	msgs    [3][]llms.MessageContent
-}
-
-func newExamples[O any](given []any, out *output) (*examples, error) {
+// newExamples checks the examples given to an assistant whose answers have the shape out.
+func newExamples[O any](given []any, out *answer.Shape) (*answer.Examples, error) {
 	if len(given) == 0 {
 		return nil, nil
 	}
-	ex := &examples{}
+	ex := answer.NewExamples(out)
 	for i, g := range given {
 		e, ok := g.(Example[O])
 		if !ok {
@@ -56,48 +44,9 @@ func newExamples[O any](given []any, out *output) (*examples, error) {
 		if e.Input == "" {
 			return nil, fmt.Errorf("WithExamples: example %d has no input", i+1)
 		}
-		answer := ""
-		if out.text {
-			answer = reflect.ValueOf(e.Output).String()
-		} else {
-			data, err := json.Marshal(e.Output)
-			if err != nil {
-				return nil, fmt.Errorf("WithExamples: example %d: its output does not encode: %w", i+1, err)
-			}
-			if err := out.schema.Validate(data); err != nil {
-				return nil, fmt.Errorf("WithExamples: example %d: its output does not match the output type's schema: %w", i+1, err)
-			}
-			answer = string(data)
+		if err := ex.Add(e.Input, e.Output); err != nil {
+			return nil, fmt.Errorf("WithExamples: example %d: %w", i+1, err)
 		}
-		ex.inputs = append(ex.inputs, e.Input)
-		ex.answers = append(ex.answers, answer)
 	}
 	return ex, nil
-}
-
-// messages returns the examples as earlier turns in mode; they are shared, never modified.
-func (ex *examples) messages(mode OutputMode, out *output) []llms.MessageContent {
-	ex.once[mode].Do(func() {
-		for i, in := range ex.inputs {
-			ex.msgs[mode] = append(ex.msgs[mode], llms.TextParts(llms.ChatMessageTypeHuman, in))
-			if mode != OutputTool || out.text {
-				ex.msgs[mode] = append(ex.msgs[mode], llms.TextParts(llms.ChatMessageTypeAI, ex.answers[i]))
-				continue
-			}
-			args := ex.answers[i]
-			if out.wrapped {
-				data, _ := json.Marshal(argshape.Output[json.RawMessage]{Output: json.RawMessage(args)})
-				args = string(data)
-			}
-			id := fmt.Sprintf("example_%d", i+1)
-			ex.msgs[mode] = append(ex.msgs[mode],
-				llms.MessageContent{Role: llms.ChatMessageTypeAI, Parts: []llms.ContentPart{llms.ToolCall{
-					ID: id, Type: "function", FunctionCall: &llms.FunctionCall{Name: finalResult, Arguments: args},
-				}}},
-				llms.MessageContent{Role: llms.ChatMessageTypeTool, Parts: []llms.ContentPart{llms.ToolCallResponse{
-					ToolCallID: id, Name: finalResult, Content: resultAccepted,
-				}}})
-		}
-	})
-	return ex.msgs[mode]
 }

@@ -1,12 +1,5 @@
 package assistant
 
-import (
-	"encoding/json"
-
-	"github.com/cadrehq/cadre/internal/argshape"
-	"github.com/tmc/langchaingo/llms"
-)
-
 // HistoryShape is how much of a chat's history a run loads (see WithHistoryShape).
 type HistoryShape int
 
@@ -26,21 +19,4 @@ const (
 // is loaded, before the history window (WithHistoryWindow) is applied.
 func WithHistoryShape(s HistoryShape) Option {
 	return func(c *config) { c.history = s }
-}
-
-// answerOf returns the answer that a final_result call holds, to keep in a history of text:
-// its arguments themselves, or what they wrap for an output type that is not an object.
-func (p *plan[O]) answerOf(c llms.FunctionCall) (string, bool) {
-	if c.Name != finalResult {
-		return "", false
-	}
-	args := c.Arguments
-	if !p.out.wrapped {
-		return args, true
-	}
-	var w argshape.Output[json.RawMessage]
-	if json.Unmarshal([]byte(args), &w) != nil || w.Output == nil {
-		return args, true
-	}
-	return string(w.Output), true
 }

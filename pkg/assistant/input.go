@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/cadrehq/cadre/internal/prompt"
 )
 
 // VarsFunc provides template vars for one run, from its context and input: today's date, the
@@ -43,12 +45,12 @@ func (p *plan[O]) prepare(ctx context.Context, in Input) (Input, error) {
 		}
 		in.Prompt = prompt
 	}
-	if p.cfg.varsFunc != nil && p.instructions != nil {
+	if p.cfg.varsFunc != nil && !p.instructions.Static() {
 		vars, err := p.cfg.varsFunc(ctx, in)
 		if err != nil {
 			return in, fmt.Errorf("assistant %q: providing its vars (WithVarsFunc): %w", p.name, err)
 		}
-		in.Vars = overVars(vars, in.Vars)
+		in.Vars = prompt.Over(vars, in.Vars)
 	}
 	return in, nil
 }

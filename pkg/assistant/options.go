@@ -2,9 +2,9 @@ package assistant
 
 import (
 	"context"
-	"maps"
 	"slices"
 
+	"github.com/cadrehq/cadre/internal/prompt"
 	"github.com/cadrehq/cadre/pkg/callback"
 	"github.com/cadrehq/cadre/pkg/chat"
 	"github.com/cadrehq/cadre/pkg/model"
@@ -104,21 +104,7 @@ func WithTools(tools ...tool.Tool) Option {
 // WithVars sets static template values. Input.Vars override them key by key; per run,
 // WithVars does the same.
 func WithVars(vars map[string]any) Option {
-	return func(c *config) { c.vars = overVars(c.vars, vars) }
-}
-
-// overVars returns base with the values of over put over it, key by key, in a new map: base
-// itself when over is empty. Neither map is changed.
-func overVars(base, over map[string]any) map[string]any {
-	if len(over) == 0 {
-		return base
-	}
-	merged := maps.Clone(base)
-	if merged == nil {
-		merged = make(map[string]any, len(over))
-	}
-	maps.Copy(merged, over)
-	return merged
+	return func(c *config) { c.vars = prompt.Over(c.vars, vars) }
 }
 
 // WithLimits bounds the run and every run it delegates to. Where the context carries no

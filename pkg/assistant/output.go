@@ -8,15 +8,10 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/cadrehq/cadre/internal/argshape"
+	"github.com/cadrehq/cadre/internal/answer"
 	"github.com/cadrehq/cadre/internal/jsonfind"
 	"github.com/cadrehq/cadre/pkg/model"
 	"github.com/tmc/langchaingo/llms"
-)
-
-const (
-	resultAccepted = "accepted: this is the final answer"
-	resultSkipped  = "skipped: the final answer was given in the same turn"
 )
 
 // answers is what a run knows of the answers it asked for.
@@ -38,7 +33,8 @@ func (r *run[O]) textAnswer(ctx context.Context, text string) (outcome, error) {
 	if err := r.failed(text, err); err != nil {
 		return goOn, err
 	}
-	r.msgs = append(r.msgs, llms.MessageContent{Role: llms.ChatMessageTypeHuman, Parts: []llms.ContentPart{llms.TextContent{Text: r.correction(err)}}})
+	correction := r.p.out.Correction(err, r.models.mode == OutputTool)
+	r.msgs = append(r.msgs, llms.MessageContent{Role: llms.ChatMessageTypeHuman, Parts: []llms.ContentPart{llms.TextContent{Text: correction}}})
 	return goOn, nil
 }
 
@@ -51,9 +47,9 @@ func (r *run[O]) lastAnswer(ctx context.Context, reply model.Reply) (outcome, er
 	answered := false
 	for i, c := range t.calls {
 		result := "not run: the budget is spent"
-		if c.Tool == finalResult && r.models.mode == OutputTool && !answered {
+		if c.Tool == answer.Tool && r.models.mode == OutputTool && !answered {
 			if err = r.parseFinal(ctx, c.Arguments); err == nil {
-				result, answered = resultAccepted, true
+				result, answered = answer.Accepted, true
 			} else {
 				result = "error: " + err.Error()
 			}
@@ -83,31 +79,19 @@ func (r *run[O]) failed(raw string, err error) error {
 	return nil
 }
 
-// correction is the user message that asks once for a usable text answer.
-func (r *run[O]) correction(err error) string {
-	out := r.p.out
-	switch {
-	case out.text:
-		return "Your answer could not be used: " + err.Error() + "\nAnswer again, correcting that."
-	case r.models.mode == OutputTool:
-		return "Your answer could not be used: " + err.Error() + "\nGive your answer by calling the " + finalResult + " tool, with arguments that match its JSON Schema."
-	}
-	return "Your answer could not be used: " + err.Error() + "\nAnswer with only a JSON value that matches this JSON Schema, without any other text:\n" + out.hint
-}
-
 // parse takes a text answer into the run's Result: the first JSON value in it that is a valid
 // O (see jsonfind.Candidates), or, in tool mode, valid final_result arguments written as text.
 // When none is, the error is the one of the largest candidate, most likely the answer meant.
 func (r *run[O]) parse(ctx context.Context, text string) error {
 	out := r.p.out
-	if out.text {
+	if out.Text {
 		var o O
 		reflect.ValueOf(&o).Elem().SetString(text)
 		return r.accept(ctx, o, text)
 	}
 	// The common case first: the answer is the JSON value, nothing around it.
 	trimmed := strings.TrimSpace(text)
-	if whole := []byte(trimmed); out.schema.Validate(whole) == nil {
+	if whole := []byte(trimmed); out.Schema.Validate(whole) == nil {
 		// Decoded in place: the run's Result is on the heap already.
 		var zero O
 		r.res.Output = zero
@@ -124,8 +108,8 @@ func (r *run[O]) parse(ctx context.Context, text string) error {
 	var first error
 	largest := 0 // a candidate is never empty
 	for data := range jsonfind.Candidates(text) {
-		err := out.schema.Validate([]byte(data))
-		if err != nil && out.wrapped && out.final.Validate([]byte(data)) == nil {
+		err := out.Schema.Validate([]byte(data))
+		if err != nil && out.Wrapped && out.Final.Validate([]byte(data)) == nil {
 			return r.takeFinal(ctx, data)
 		}
 		if err == nil {
@@ -140,14 +124,14 @@ func (r *run[O]) parse(ctx context.Context, text string) error {
 		}
 	}
 	if first == nil { // no JSON at all: say what is wrong with the answer as a whole
-		first = out.schema.Validate([]byte(strings.TrimSpace(text)))
+		first = out.Schema.Validate([]byte(strings.TrimSpace(text)))
 	}
 	return first
 }
 
 // parseFinal takes the arguments of a final_result call into the run's Result.
 func (r *run[O]) parseFinal(ctx context.Context, args string) error {
-	final := r.p.out.final
+	final := r.p.out.Final
 	if r.answers.strict {
 		// In the strict form every property is required and optional ones are nullable: the
 		// model writes null for what it leaves out.
@@ -161,13 +145,9 @@ func (r *run[O]) parseFinal(ctx context.Context, args string) error {
 
 // takeFinal takes valid final_result arguments into the run's Result.
 func (r *run[O]) takeFinal(ctx context.Context, args string) error {
-	data := []byte(args)
-	if r.p.out.wrapped {
-		var w argshape.Output[json.RawMessage]
-		if err := json.Unmarshal(data, &w); err != nil {
-			return fmt.Errorf("the arguments do not decode: %v", err)
-		}
-		data = w.Output
+	data, err := r.p.out.Unwrap([]byte(args))
+	if err != nil {
+		return err
 	}
 	var o O
 	if err := json.Unmarshal(data, &o); err != nil {

@@ -1,21 +1,17 @@
 package assistant
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"text/template"
-	"text/template/parse"
 
-	"github.com/cadrehq/cadre/internal/argshape"
+	"github.com/cadrehq/cadre/internal/answer"
+	"github.com/cadrehq/cadre/internal/prompt"
+	"github.com/cadrehq/cadre/internal/toolbox"
 	"github.com/cadrehq/cadre/pkg/callback"
 	"github.com/cadrehq/cadre/pkg/model"
-	"github.com/cadrehq/cadre/pkg/schema"
 	"github.com/cadrehq/cadre/pkg/tool"
 	"github.com/tmc/langchaingo/llms"
 )
@@ -27,8 +23,7 @@ type plan[O any] struct {
 	name string
 	cfg  config // with the defaults in place of unset fields
 
-	instructions *template.Template     // nil when the instructions have no template actions
-	static       string                 // the instructions, when they have no actions
+	instructions *prompt.Instructions
 	system       [3]llms.MessageContent // by OutputMode, when the instructions have no actions
 	systemOnce   [3]sync.Once
 
@@ -36,12 +31,12 @@ type plan[O any] struct {
 	reqOpts []llms.CallOption // for the chain's one model (WithModel) in its mode; nil with a resolver
 
 	tools      *toolTable
-	own        []tool.Tool     // the tools given with WithTools, then the fixed sets' (tools holds them)
-	sets       []ToolSet       // the tool sets read by each run
-	prompters  []tool.Prompter // the tool sets that write a part of the system prompt
-	examples   *examples       // nil without WithExamples
-	roster     string          // the delegates, for the system prompt; "" for none
-	out        *output
+	own        []tool.Tool      // the tools given with WithTools, then the fixed sets' (tools holds them)
+	sets       []ToolSet        // the tool sets read by each run
+	prompters  []tool.Prompter  // the tool sets that write a part of the system prompt
+	examples   *answer.Examples // nil without WithExamples
+	roster     string           // the delegates, for the system prompt; "" for none
+	out        *answer.Shape
 	validators []func(context.Context, O) error
 	handler    callback.Handler
 
@@ -49,9 +44,9 @@ type plan[O any] struct {
 }
 
 // newPlan prepares a plan from cfg. base, when given, is the assistant's own plan: what only
-// depends on O is taken from it, and so are the tools when no tool was added. The tools of
-// known tables are not compiled again.
-func newPlan[O any](name string, cfg config, base *plan[O], known ...*toolTable) (*plan[O], error) {
+// depends on O is taken from it, and so are the tools when no tool was added. The tools that
+// known boxes hold are not compiled again.
+func newPlan[O any](name string, cfg config, base *plan[O], known ...*toolbox.Box) (*plan[O], error) {
 	if cfg.mode < OutputAuto || cfg.mode > OutputPrompted {
 		return nil, fmt.Errorf("output mode %d is not one of OutputAuto, OutputTool, OutputPrompted", cfg.mode)
 	}
@@ -68,12 +63,12 @@ func newPlan[O any](name string, cfg config, base *plan[O], known ...*toolTable)
 	p := &plan[O]{name: name, cfg: cfg, handler: callback.Multi(cfg.handlers...)}
 	var err error
 	if base != nil {
-		p.instructions, p.static, p.out = base.instructions, base.static, base.out
+		p.instructions, p.out = base.instructions, base.out
 	} else {
-		if p.instructions, p.static, err = parseInstructions(name, cfg.instructions); err != nil {
-			return nil, err
+		if p.instructions, err = prompt.Parse(name, cfg.instructions); err != nil {
+			return nil, fmt.Errorf("instructions of %q: %w", name, err)
 		}
-		if p.out, err = newOutput[O](); err != nil {
+		if p.out, err = answer.For[O](); err != nil {
 			return nil, err
 		}
 	}
@@ -82,7 +77,7 @@ func newPlan[O any](name string, cfg config, base *plan[O], known ...*toolTable)
 	}
 	if base != nil && len(p.own) == len(base.own) {
 		p.tools = base.tools
-	} else if p.tools, err = newToolTable(p.own, len(cfg.tools), !p.out.text, known...); err != nil {
+	} else if p.tools, err = newToolTable(p.own, len(cfg.tools), !p.out.Text, known...); err != nil {
 		return nil, err
 	}
 	if base != nil && len(cfg.examples) == len(base.cfg.examples) {
@@ -118,46 +113,17 @@ func funcArg(v any) string {
 	return strings.TrimSuffix(s, ") error")
 }
 
-// parseInstructions parses the system prompt template. Instructions without any template
-// action are kept as text and never rendered.
-func parseInstructions(name, text string) (*template.Template, string, error) {
-	t, err := template.New(name).Option("missingkey=error").Parse(text)
-	if err != nil {
-		return nil, "", fmt.Errorf("instructions of %q: %w", name, err)
-	}
-	if t.Tree == nil || onlyText(t.Tree.Root) {
-		return nil, text, nil
-	}
-	return t, "", nil
-}
-
-func onlyText(n *parse.ListNode) bool {
-	if n == nil {
-		return true
-	}
-	for _, c := range n.Nodes {
-		if c.Type() != parse.NodeText {
-			return false
-		}
-	}
-	return true
-}
-
 // modeFor decides how the output is asked of m.
 func (p *plan[O]) modeFor(m model.Model) (OutputMode, error) {
 	if m.NoTools {
-		if len(p.tools.list) > 0 {
-			names := make([]string, len(p.tools.list))
-			for i, e := range p.tools.list {
-				names[i] = e.tool.Name()
-			}
-			return 0, fmt.Errorf("assistant %q: model %q cannot take tools, and the assistant has %s: use a model with tool support", p.name, m.Name, strings.Join(names, ", "))
+		if names := p.tools.Names(); names != "" {
+			return 0, fmt.Errorf("assistant %q: model %q cannot take tools, and the assistant has %s: use a model with tool support", p.name, m.Name, names)
 		}
-		if p.cfg.mode == OutputTool && !p.out.text {
+		if p.cfg.mode == OutputTool && !p.out.Text {
 			return 0, fmt.Errorf("assistant %q: model %q cannot take tools, so OutputTool cannot work: use OutputAuto or OutputPrompted", p.name, m.Name)
 		}
 	}
-	if p.out.text {
+	if p.out.Text {
 		return OutputPrompted, nil // no output tool; nothing is prompted either
 	}
 	switch {
@@ -174,28 +140,16 @@ func (p *plan[O]) modeFor(m model.Model) (OutputMode, error) {
 func (p *plan[O]) requestOptions(m model.Model, mode OutputMode) ([]llms.CallOption, error) {
 	opts := make([]llms.CallOption, 0, len(p.cfg.callOptions)+1)
 	opts = append(opts, p.cfg.callOptions...)
-	defs := make([]llms.Tool, 0, len(p.tools.list)+1)
-	for _, e := range p.tools.list {
-		params, err := m.ToolParameters(e.tool.Schema())
-		if err != nil {
-			return nil, fmt.Errorf("tool %q: %w", e.tool.Name(), err)
-		}
-		defs = append(defs, llms.Tool{Type: "function", Function: &llms.FunctionDefinition{
-			Name: e.tool.Name(), Description: e.tool.Description(), Parameters: params,
-		}})
+	defs, err := p.tools.AppendDefinitions(make([]llms.Tool, 0, len(p.tools.Tools())+1), m)
+	if err != nil {
+		return nil, err
 	}
 	if mode == OutputTool {
-		doc, strict := p.out.final.JSON(), p.out.sendsStrict(m)
-		if strict {
-			doc = p.out.final.Strict()
-		}
-		params, err := m.ToolParameters(doc)
+		def, err := p.out.Definition(m)
 		if err != nil {
 			return nil, err
 		}
-		defs = append(defs, llms.Tool{Type: "function", Function: &llms.FunctionDefinition{
-			Name: finalResult, Description: finalResultDescription, Parameters: params, Strict: strict,
-		}})
+		defs = append(defs, def)
 	}
 	if len(defs) > 0 {
 		opts = append(opts, llms.WithTools(defs))
@@ -208,10 +162,10 @@ func (p *plan[O]) requestOptions(m model.Model, mode OutputMode) ([]llms.CallOpt
 // template actions and without extra give the same message to every run: it is built once per
 // mode and shared (messages are never modified).
 func (p *plan[O]) systemMessage(vars map[string]any, mode OutputMode, extra string) (llms.MessageContent, error) {
-	if p.instructions == nil && extra == "" {
+	if p.instructions.Static() && extra == "" {
 		p.systemOnce[mode].Do(func() {
 			if text, _ := p.systemPrompt(nil, mode, ""); text != "" {
-				p.system[mode] = systemText(text)
+				p.system[mode] = prompt.Message(text)
 			}
 		})
 		return p.system[mode], nil
@@ -220,166 +174,53 @@ func (p *plan[O]) systemMessage(vars map[string]any, mode OutputMode, extra stri
 	if err != nil || text == "" {
 		return llms.MessageContent{}, err
 	}
-	return systemText(text), nil
+	return prompt.Message(text), nil
 }
 
-// paragraphs returns a and b as two paragraphs, or the one that is not empty.
-func paragraphs(a, b string) string {
-	if a == "" {
-		return b
-	}
-	return a + "\n\n" + b
-}
-
-func systemText(text string) llms.MessageContent {
-	return llms.MessageContent{Role: llms.ChatMessageTypeSystem, Parts: []llms.ContentPart{llms.TextContent{Text: text}}}
-}
-
-// systemPrompt renders the instructions with the vars, adds the roster, extra, and the output
-// instructions in prompted mode.
+// systemPrompt writes the run's system prompt: the instructions rendered with the vars, then
+// the roster, extra, and the output's instructions in prompted mode.
 func (p *plan[O]) systemPrompt(vars map[string]any, mode OutputMode, extra string) (string, error) {
-	text := p.static
-	if p.instructions != nil {
-		data := overVars(p.cfg.vars, vars)
-		if p.roster != "" {
-			data = overVars(map[string]any{"roster": p.roster}, data)
-		}
-		if data == nil {
-			data = map[string]any{}
-		}
-		var b strings.Builder
-		if err := p.instructions.Execute(&b, data); err != nil {
-			return "", fmt.Errorf("assistant %q: rendering its instructions: %w (give every var the template uses in WithVars or Input.Vars)", p.name, err)
-		}
-		text = b.String()
+	output := ""
+	if mode == OutputPrompted {
+		output = p.out.Prompt // "" for a text answer
 	}
-	if p.roster != "" && !usesRoster.MatchString(p.cfg.instructions) {
-		text = paragraphs(text, p.roster)
-	}
-	if extra != "" {
-		text = paragraphs(text, extra)
-	}
-	if mode == OutputPrompted && !p.out.text {
-		text = paragraphs(text, p.out.prompt)
+	text, err := p.instructions.Write(p.cfg.vars, vars, p.roster, extra, output)
+	if err != nil {
+		return "", fmt.Errorf("assistant %q: rendering its instructions: %w (give every var the template uses in WithVars or Input.Vars)", p.name, err)
 	}
 	return text, nil
 }
 
-// output is what the assistant knows of its output type, prepared once.
-type output struct {
-	text    bool           // O is a string kind: the answer is the text, nothing is parsed
-	schema  *schema.Schema // O's
-	final   *schema.Schema // final_result's arguments: O's, or {"output": O}
-	wrapped bool           // final_result's arguments are {"output": O}
-	// strictOK: the strict form is one strict providers take: every object closed (a map's
-	// open additionalProperties is refused there).
-	strictOK bool
-	prompt   string // the output instructions of prompted mode
-	hint     string // the schema, as quoted in corrections
-}
-
-const (
-	finalResult            = "final_result"
-	finalResultDescription = "Give your final answer by calling this tool: its arguments are the answer. Call it once, when you have everything you need."
-)
-
-// sendsStrict reports whether final_result goes to m in its strict form. An answer is checked
-// against the form its request was sent with.
-func (o *output) sendsStrict(m model.Model) bool {
-	return m.StrictTools && o.strictOK
-}
-
-func newOutput[O any]() (*output, error) {
-	var zero O
-	t := reflect.TypeFor[O]()
-	if t.Kind() == reflect.String {
-		return &output{text: true}, nil
-	}
-	s, err := schema.For[O]()
-	if err != nil {
-		return nil, fmt.Errorf("output type %T: %w", zero, err)
-	}
-	out := &output{schema: s, final: s}
-	if !argshape.IsObjectType(t) {
-		if out.final, err = schema.For[argshape.Output[O]](); err != nil {
-			return nil, fmt.Errorf("output type %T: %w", zero, err)
-		}
-		out.wrapped = true
-	}
-	out.strictOK = out.final.StrictClosed()
-	out.hint = string(s.JSON())
-	out.prompt = "Answer with only a JSON value that matches this JSON Schema, without any other text:\n" + out.hint
-	return out, nil
-}
-
-// toolTable is an assistant's tools, by name, with their compiled schemas.
+// toolTable is an assistant's tools, with the innermost link of every tool-call chain.
 type toolTable struct {
-	list   []*toolEntry
-	byName map[string]*toolEntry
-	names  string       // "a, b, c": for a model that calls a tool that does not exist
-	run    ToolCallNext // call, made once: the innermost link of every tool-call chain
-}
-
-type toolEntry struct {
-	tool   tool.Tool
-	schema *schema.Schema
-	hint   string // the schema, as quoted when the model's arguments are wrong
+	*toolbox.Box
+	run ToolCallNext // call, made once
 }
 
 // newToolTable makes the table of tools — the first given of them given with WithTools, the
-// others by tool sets — taking the entries of tools that a known table has.
-func newToolTable(tools []tool.Tool, given int, reserveFinal bool, known ...*toolTable) (*toolTable, error) {
-	t := &toolTable{byName: make(map[string]*toolEntry, len(tools))}
-	names := make([]string, 0, len(tools))
-	for i, tl := range tools {
-		if tl == nil {
-			return nil, fmt.Errorf("tool %d is nil", i)
-		}
-		name := tl.Name()
-		if err := tool.ValidName(name); err != nil {
-			return nil, err
-		}
-		if _, dup := t.byName[name]; dup && i >= given {
-			return nil, fmt.Errorf("tool name %q is taken by another of the assistant's tools: a tool set's tools (WithToolSet, WithSkills) must be named unlike the others; rename the tool", name)
-		} else if dup {
-			return nil, fmt.Errorf("two tools are named %q: tool names must be unique", name)
-		}
-		if name == finalResult && reserveFinal {
-			return nil, fmt.Errorf("tool name %q is taken by the assistant's output tool: rename the tool", name)
-		}
-		e := entryOf(tl, known)
-		if e == nil {
-			s, err := schema.Compile(tl.Schema())
-			if err != nil {
-				return nil, fmt.Errorf("tool %q: its schema: %w", name, err)
-			}
-			if !s.IsObject() {
-				return nil, fmt.Errorf("tool %q: its schema must describe an object (\"type\": \"object\"): model APIs reject anything else", name)
-			}
-			e = &toolEntry{tool: tl, schema: s, hint: string(compact(tl.Schema()))}
-		}
-		t.list = append(t.list, e)
-		t.byName[name] = e
-		names = append(names, name)
+// others by tool sets — taking the compiled schemas of tools that a known box has.
+func newToolTable(tools []tool.Tool, given int, reserveFinal bool, known ...*toolbox.Box) (*toolTable, error) {
+	reserved := ""
+	if reserveFinal {
+		reserved = answer.Tool
 	}
-	t.names, t.run = strings.Join(names, ", "), t.call
+	box, err := toolbox.New(tools, given, reserved, known...)
+	if err != nil {
+		return nil, err
+	}
+	t := &toolTable{Box: box}
+	t.run = t.call
 	return t, nil
+}
+
+// call calls the tool of c: the innermost link of every tool-call chain.
+func (t *toolTable) call(ctx context.Context, c ToolCall) (string, error) {
+	return t.Call(ctx, c.Tool, c.Arguments)
 }
 
 // delegates reports whether the tool named name runs an assistant (AsTool made it).
 func (t *toolTable) delegates(name string) bool {
-	e, ok := t.byName[name]
-	if !ok {
-		return false
-	}
-	_, d := e.tool.(delegate)
+	tl, _ := t.Lookup(name)
+	_, d := tl.(delegate)
 	return d
-}
-
-func compact(doc json.RawMessage) []byte {
-	var b bytes.Buffer
-	if err := json.Compact(&b, doc); err != nil {
-		return doc
-	}
-	return b.Bytes()
 }

@@ -83,7 +83,7 @@ func (r *run[O]) request(ctx context.Context, m *model.Model, opts []llms.CallOp
 		}
 		return reply, err
 	}
-	r.res.Model, r.answers.strict, r.answers.correcting = m.Name, r.p.out.sendsStrict(*m), nil
+	r.res.Model, r.answers.strict, r.answers.correcting = m.Name, r.p.out.SendsStrict(*m), nil
 	r.state.account.Record(m.Name, reply.Usage)
 	if r.state.handler != nil {
 		r.state.emit(ctx, callback.Event{Kind: callback.ModelResponse, Model: m.Name, Duration: time.Since(start), Usage: reply.Usage})
@@ -144,12 +144,6 @@ func (r *run[O]) stopped(reply model.Reply, m *model.Model) error {
 // the budget is spent and asking for the best answer now (WithFinalAnswerOnLimit).
 func (r *run[O]) lastRequest() {
 	r.answers.final = true
-	text := "Your budget for this task is spent: this is your last reply, and no tool will run any more. Give your best final answer now, from what you have."
-	switch {
-	case r.models.mode == OutputTool:
-		text += " Give it by calling " + finalResult + "."
-	case !r.p.out.text:
-		text += " Answer with only a JSON value that matches this JSON Schema, without any other text:\n" + r.p.out.hint
-	}
+	text := r.p.out.LastRequest(r.models.mode == OutputTool)
 	r.msgs = append(r.msgs, llms.MessageContent{Role: llms.ChatMessageTypeHuman, Parts: []llms.ContentPart{llms.TextContent{Text: text}}})
 }

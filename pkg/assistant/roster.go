@@ -1,9 +1,6 @@
 package assistant
 
-import (
-	"regexp"
-	"strings"
-)
+import "github.com/cadrehq/cadre/internal/prompt"
 
 // WithRoster turns the roster on or off (default on). The roster lists, in the system prompt,
 // the assistants this one can delegate to — the tools made by AsTool, by name and
@@ -20,23 +17,16 @@ func WithRoster(on bool) Option {
 // delegate is implemented by the tools AsTool makes.
 type delegate interface{ delegates() }
 
-// usesRoster matches instructions that place the roster themselves.
-var usesRoster = regexp.MustCompile(`\.roster\b`)
-
 // newRoster returns the roster of the delegates among the plan's tools, or "" for none.
 func (p *plan[O]) newRoster() string {
 	if p.cfg.noRoster {
 		return ""
 	}
-	var b strings.Builder
-	for _, e := range p.tools.list {
-		if _, ok := e.tool.(delegate); !ok {
-			continue
+	var team []prompt.Member
+	for _, tl := range p.tools.Tools() {
+		if _, ok := tl.(delegate); ok {
+			team = append(team, prompt.Member{Name: tl.Name(), Description: tl.Description()})
 		}
-		if b.Len() == 0 {
-			b.WriteString("You lead a team: these assistants work for you, each called as the tool of its name. Give each the part of the task it does best.\n")
-		}
-		b.WriteString("- " + e.tool.Name() + ": " + strings.ReplaceAll(e.tool.Description(), "\n", " ") + "\n")
 	}
-	return strings.TrimSuffix(b.String(), "\n")
+	return prompt.Roster(team)
 }

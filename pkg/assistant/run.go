@@ -95,7 +95,7 @@ func (r *run[O]) prompted(ctx context.Context, vars map[string]any, history []ll
 func (r *run[O]) lay(stored, history []llms.MessageContent, prompt string) {
 	var shots []llms.MessageContent
 	if r.p.examples != nil {
-		shots = r.p.examples.messages(r.models.mode, r.p.out)
+		shots = r.p.examples.Messages(r.models.mode == OutputTool)
 	}
 	if n := len(shots) + len(stored) + len(history) + 2; n <= len(r.room.msgs)-1 {
 		r.msgs = r.room.msgs[:1] // room for the answer too; a longer run moves to a slice of 8
@@ -204,7 +204,7 @@ func (r *run[O]) answered(resp *Response, err error) (*Result[O], error) {
 	default:
 		return res, fmt.Errorf("assistant %q: a run middleware answered with Stop %q, which is none of %q, %q, %q, %q", r.p.name, resp.Stop, StopAnswer, StopLimitAnswer, StopPending, StopError)
 	}
-	if r.p.out.text {
+	if r.p.out.Text {
 		reflect.ValueOf(&res.Output).Elem().SetString(resp.Text)
 		return res, nil
 	}

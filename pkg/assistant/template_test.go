@@ -87,3 +87,22 @@ func TestInstructionsOfOnlyAnAction(t *testing.T) {
 		t.Errorf("system message = %q, want the rendered template", got)
 	}
 }
+
+// A template's comments are notes for whoever keeps the instructions: the model never sees
+// them, whether or not the instructions have an action.
+func TestTemplateCommentsAreNotSent(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ instructions, want string }{
+		{"{{/* keep this short: it costs tokens */}}Be brief.", "Be brief."},
+		{"Be {{- /* trimmed */ -}} brief, {{.user}}.", "Bebrief, Ana."},
+	} {
+		m := llmtest.NewScripted(llmtest.Text("ok"))
+		a := assistant.New[string]("terse", assistant.WithInstructions(tc.instructions), assistant.WithModel(m))
+		if _, err := a.Run(testContext(t), assistant.Input{Prompt: "hi", Vars: map[string]any{"user": "Ana"}}); err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+		if got := m.Requests()[0].Messages[0]; !cmp.Equal(got, llms.TextParts(llms.ChatMessageTypeSystem, tc.want)) {
+			t.Errorf("instructions %q: the system message is %v; want %q", tc.instructions, got.Parts, tc.want)
+		}
+	}
+}

@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime/debug"
-	"strings"
 	"time"
-	"unicode/utf8"
 
+	"github.com/cadrehq/cadre/internal/toolbox"
 	"github.com/cadrehq/cadre/pkg/callback"
 	"github.com/cadrehq/cadre/pkg/tool"
 	"github.com/tmc/langchaingo/llms"
@@ -100,11 +98,11 @@ func (x *toolRunner) call(ctx context.Context, t *turn, i int) string {
 		out = "error: " + err.Error()
 		c.Nested, c.fatal = x.failed(ctx, err)
 	}
-	out = capResult(out, x.maxResult)
+	out = toolbox.Cut(out, x.maxResult)
 	if x.run.handler != nil {
 		e := callback.Event{Kind: callback.ToolEnd, Tool: c.Tool, CallID: c.ID, Result: out, Duration: time.Since(start)}
 		if err != nil {
-			var pe *panicError
+			var pe *toolbox.PanicError
 			e.Kind, e.Err, e.Panic = callback.ToolError, err, errors.As(err, &pe)
 		}
 		x.run.emit(ctx, e)
@@ -145,65 +143,6 @@ func (c chain) toolCalls(last ToolCallNext) ToolCallNext {
 		}
 	}
 	return next
-}
-
-// call finds, checks and calls the tool: the innermost link of every tool-call chain.
-func (t *toolTable) call(ctx context.Context, c ToolCall) (out string, err error) {
-	e, ok := t.byName[c.Tool]
-	switch {
-	case !ok && t.names == "":
-		return "", fmt.Errorf("there is no tool named %q, and no tool is available: answer without tools", c.Tool)
-	case !ok:
-		return "", fmt.Errorf("there is no tool named %q; the available tools are: %s", c.Tool, t.names)
-	case ctx.Err() != nil:
-		return "", fmt.Errorf("not run: %w", ctx.Err())
-	}
-	args := c.Arguments
-	if strings.TrimSpace(args) == "" {
-		args = "{}"
-	}
-	data := []byte(args)
-	if err := e.schema.Validate(data); err != nil {
-		return "", fmt.Errorf("invalid arguments for %q: %v\nCall %s again with arguments that match its JSON Schema: %s", c.Tool, err, c.Tool, e.hint)
-	}
-	defer func() {
-		if v := recover(); v != nil {
-			out, err = "", &panicError{tool: c.Tool, value: v, stack: debug.Stack()}
-		}
-	}()
-	out, err = e.tool.Call(ctx, data)
-	if err != nil && errors.Is(err, tool.ErrInvalidArgs) {
-		err = fmt.Errorf("%w\nCall %s again with arguments that match its JSON Schema: %s", err, c.Tool, e.hint)
-	}
-	return out, err
-}
-
-// panicError is a recovered panic of a tool. The model sees the panic's value; a handler of
-// the ToolError event gets the stack from the event's Err through its Stack method:
-// errors.As(e.Err, &s) with s an interface{ Stack() []byte }.
-type panicError struct {
-	tool  string
-	value any
-	stack []byte
-}
-
-// Stack is the stack of the goroutine where the tool panicked.
-func (e *panicError) Stack() []byte { return e.stack }
-
-func (e *panicError) Error() string {
-	return fmt.Sprintf("tool %q failed unexpectedly (panic: %v)", e.tool, e.value)
-}
-
-// capResult cuts a result over limit bytes, on a character boundary, and says so.
-func capResult(out string, limit int) string {
-	if len(out) <= limit {
-		return out
-	}
-	cut := limit
-	for cut > 0 && !utf8.RuneStart(out[cut]) {
-		cut--
-	}
-	return out[:cut] + fmt.Sprintf("\n[result cut: it was %d bytes and the limit is %d; ask for less, e.g. narrower arguments]", len(out), limit)
 }
 
 // resumeInfo is what a delegated run's tool call needs to resume it instead of starting it.

@@ -3,9 +3,10 @@ package assistant
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"slices"
 
+	"github.com/cadrehq/cadre/internal/prompt"
+	"github.com/cadrehq/cadre/internal/toolbox"
 	"github.com/cadrehq/cadre/pkg/skill"
 	"github.com/cadrehq/cadre/pkg/tool"
 	"github.com/tmc/langchaingo/llms"
@@ -73,9 +74,7 @@ func (p *plan[O]) prompt(ctx context.Context, history, msgs []llms.MessageConten
 		if err != nil {
 			return "", fmt.Errorf("assistant %q: the prompt of its tool set %d: %w", p.name, i+1, err)
 		}
-		if t != "" {
-			text = paragraphs(text, t)
-		}
+		text = prompt.Join(text, t)
 	}
 	return text, nil
 }
@@ -99,19 +98,19 @@ func (p *plan[O]) withToolSets(ctx context.Context, mine *plan[O]) (*plan[O], er
 		return p, err
 	}
 	last := p.setPlan.Load()
-	if last != nil && sameTools(last.tools, tools) {
+	if last != nil && toolbox.Same(last.tools, tools) {
 		return last.plan, nil
 	}
 	cfg := p.cfg
 	cfg.toolSets = nil
 	cfg.tools = append(p.own[:len(p.own):len(p.own)], tools...)
-	known := []*toolTable{p.tools}
+	known := []*toolbox.Box{p.tools.Box}
 	if last != nil {
-		known = append(known, last.plan.tools)
+		known = append(known, last.plan.tools.Box)
 	}
 	if mine != nil && mine != p {
 		if l := mine.setPlan.Load(); l != nil {
-			known = append(known, l.plan.tools)
+			known = append(known, l.plan.tools.Box)
 		}
 	}
 	q, err := newPlan[O](p.name, cfg, p, known...)
@@ -137,29 +136,4 @@ func (p *plan[O]) readToolSets(ctx context.Context) ([]tool.Tool, error) {
 		all = append(all, tools...)
 	}
 	return all, nil
-}
-
-// sameTools reports whether a and b hold the same tools in the same order.
-func sameTools(a, b []tool.Tool) bool {
-	return slices.EqualFunc(a, b, sameTool)
-}
-
-// sameTool reports whether a and b are the same pointer. Tools of other kinds are never the
-// same: comparing two values of a type that is not comparable would panic.
-func sameTool(a, b tool.Tool) bool {
-	return a != nil && reflect.TypeOf(a).Kind() == reflect.Pointer && a == b
-}
-
-// entryOf returns the entry of tl in one of known, when one has it: what only depends on
-// the tool (its compiled schema) is then not made again.
-func entryOf(tl tool.Tool, known []*toolTable) *toolEntry {
-	for _, t := range known {
-		if t == nil {
-			continue
-		}
-		if e, ok := t.byName[tl.Name()]; ok && sameTool(e.tool, tl) {
-			return e
-		}
-	}
-	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/cadrehq/cadre/internal/answer"
 	"github.com/cadrehq/cadre/pkg/tool"
 	"github.com/tmc/langchaingo/llms"
 )
@@ -215,11 +216,11 @@ func (r *run[O]) finalCall(ctx context.Context, t *turn) (outcome, error) {
 	final := -1
 	for i := range t.calls {
 		switch {
-		case t.calls[i].Tool != finalResult || r.models.mode != OutputTool:
+		case t.calls[i].Tool != answer.Tool || r.models.mode != OutputTool:
 		case final < 0:
 			final = i
 		default:
-			t.answer(i, resultSkipped)
+			t.answer(i, answer.Skipped)
 		}
 	}
 	if final < 0 {
@@ -228,13 +229,12 @@ func (r *run[O]) finalCall(ctx context.Context, t *turn) (outcome, error) {
 	args := t.calls[final].Arguments
 	err := r.parseFinal(ctx, args)
 	if err == nil {
-		t.answer(final, resultAccepted)
-		r.countUnrun(t.answerRest(resultSkipped))
+		t.answer(final, answer.Accepted)
+		r.countUnrun(t.answerRest(answer.Skipped))
 		r.appendResults(t)
 		return done, nil
 	}
-	t.answer(final, "error: your "+finalResult+" arguments could not be used: "+err.Error()+
-		"\nCall "+finalResult+" again with arguments that match its JSON Schema: "+string(compact(r.p.out.final.JSON())))
+	t.answer(final, r.p.out.CallCorrection(err))
 	if err := r.failed(args, err); err != nil {
 		r.countUnrun(t.answerRest("not run: the run ended"))
 		r.appendResults(t)
@@ -333,7 +333,7 @@ func (r *run[O]) countUnrun(n int) {
 func (r *run[O]) made(calls []llms.ToolCall) int {
 	n := 0
 	for _, c := range calls {
-		if c.FunctionCall.Name != finalResult || r.models.mode != OutputTool {
+		if c.FunctionCall.Name != answer.Tool || r.models.mode != OutputTool {
 			n++
 		}
 	}
