@@ -56,19 +56,8 @@ func TestSessionEndEndsItsRuns(t *testing.T) {
 		t.Fatalf("ping: %q", textOf(res))
 	}
 
-	del, err := http.NewRequestWithContext(testContext(t), http.MethodDelete, srv.URL, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	del.Header.Set(server.HeaderKeySessionID, c.GetSessionId())
-	del.Header.Set(mcp.HeaderProtocolVersion, mcp.LATEST_LEGACY_PROTOCOL_VERSION)
-	resp, err := http.DefaultClient.Do(del)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("DELETE: %s", resp.Status)
+	if status := endSession(t, srv.URL, c.GetSessionId()); status != http.StatusOK {
+		t.Fatalf("DELETE: %d", status)
 	}
 	mine.waitCancelled(t)
 	<-errc
@@ -95,21 +84,28 @@ func TestRefusedSessionEndEndsNothing(t *testing.T) {
 	t.Parallel()
 	kept := server.WithSessionIdManager(keptSessions{&server.InsecureStatefulSessionIdManager{}})
 	url, c, call := startHeld(t, mcp.LATEST_LEGACY_PROTOCOL_VERSION, kept) // 2026-07-28 has no sessions
+	if status := endSession(t, url, c.GetSessionId()); status != http.StatusMethodNotAllowed {
+		t.Fatalf("DELETE: %d, want 405 Method Not Allowed", status)
+	}
+	call.answers(t)
+}
+
+// endSession sends the DELETE that ends session id at url, at the last protocol version with
+// sessions, and returns the response's status.
+func endSession(t *testing.T, url, id string) int {
+	t.Helper()
 	del, err := http.NewRequestWithContext(testContext(t), http.MethodDelete, url, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	del.Header.Set(server.HeaderKeySessionID, c.GetSessionId())
+	del.Header.Set(server.HeaderKeySessionID, id)
 	del.Header.Set(mcp.HeaderProtocolVersion, mcp.LATEST_LEGACY_PROTOCOL_VERSION)
 	resp, err := http.DefaultClient.Do(del)
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusMethodNotAllowed {
-		t.Fatalf("DELETE: %s, want 405 Method Not Allowed", resp.Status)
-	}
-	call.answers(t)
+	return resp.StatusCode
 }
 
 // keptSessions is a server's policy that a client cannot end its session.
