@@ -26,16 +26,7 @@ import (
 // they send; without a token it is told where the metadata is, and nothing runs.
 func TestProtectedServerOverStreamableHTTP(t *testing.T) {
 	t.Parallel()
-	key := oauthtest.NewKey(t, "k1")
-	iss := oauthtest.NewIssuer(t, key)
-	mux := http.NewServeMux()
-	web := httptest.NewServer(mux)
-	t.Cleanup(web.Close)
-	endpoint := web.URL + "/mcp"
-	a, err := mcpauth.NewAuthorizer(t.Context(), endpoint, iss.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
+	iss, mux, endpoint, a := protectedEndpoint(t)
 
 	s := newServer()
 	ra, _ := rememberer(chat.NewMemory())
@@ -141,16 +132,7 @@ func TestProtectedServerOverStreamableHTTP(t *testing.T) {
 // how to ask without a chat; the agent does not run. The same caller's tools run.
 func TestUnidentifiedCallerIsToldWhy(t *testing.T) {
 	t.Parallel()
-	key := oauthtest.NewKey(t, "k1")
-	iss := oauthtest.NewIssuer(t, key)
-	mux := http.NewServeMux()
-	web := httptest.NewServer(mux)
-	t.Cleanup(web.Close)
-	endpoint := web.URL + "/mcp"
-	a, err := mcpauth.NewAuthorizer(t.Context(), endpoint, iss.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
+	iss, mux, endpoint, a := protectedEndpoint(t)
 	s := newServer()
 	var log errorLog
 	agent := &chatTeller{}
@@ -205,4 +187,21 @@ func TestUnidentifiedCallerIsToldWhy(t *testing.T) {
 			}
 		})
 	}
+}
+
+// protectedEndpoint starts an issuer of key k1 and an HTTP server of mux, whose endpoint (its
+// /mcp) a protects; they stop when the test ends.
+func protectedEndpoint(t *testing.T) (*oauthtest.Issuer, *http.ServeMux, string, *mcpauth.Authorizer) {
+	t.Helper()
+	key := oauthtest.NewKey(t, "k1")
+	iss := oauthtest.NewIssuer(t, key)
+	mux := http.NewServeMux()
+	web := httptest.NewServer(mux)
+	t.Cleanup(web.Close)
+	endpoint := web.URL + "/mcp"
+	a, err := mcpauth.NewAuthorizer(t.Context(), endpoint, iss.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return iss, mux, endpoint, a
 }
