@@ -13,7 +13,13 @@ type ProviderError struct {
 	Provider, Model string
 	Status          int    // HTTP status; 0 when the provider never answered; 2xx when its answer could not be read
 	Message         string // the provider's own words
+	// Err is what the failure means for the run, where cadre knows it: ErrOutputSchema for a
+	// request refused for its output schema; nil otherwise. errors.Is finds it.
+	Err error
 }
+
+// Unwrap returns e.Err.
+func (e *ProviderError) Unwrap() error { return e.Err }
 
 func (e *ProviderError) Error() string {
 	who := fmt.Sprintf("%s model %q", e.Provider, e.Model)

@@ -40,6 +40,11 @@ type Model struct {
 	// Shape is how conversations go out on the wire (ProviderFacts.Shape); the zero value is
 	// ShapeSafe.
 	Shape Shape
+	// Output is how the model is best asked for structured output: for a model of the llm.yaml
+	// factory, its output key, else NativeOutput where NativeOutputFor knows its id takes an
+	// output schema, else OutputUnknown; OutputUnknown for a client given to
+	// assistant.WithModel or Describe, whose transport may not write a schema at all.
+	Output OutputForm
 }
 
 // ToolSupporter is implemented by an llms.Model that knows whether it can take tool

@@ -22,7 +22,16 @@ type Reply struct {
 	// Reasoning is the reasoning the provider returned to be sent back with this turn
 	// (Anthropic's thinking blocks), in order; nil for most providers.
 	Reasoning []Reasoning
+	// Refusal is the model's refusal in its own words, where its API gives them apart from
+	// the answer (OpenAI's message.refusal, which langchaingo's client drops: the llm.yaml
+	// factory's client hands it on under RefusalInfo); "" otherwise. A reply with a refusal
+	// finishes with FinishRefusal.
+	Refusal string
 }
+
+// RefusalInfo is the key of a choice's GenerationInfo under which a client gives the model's
+// refusal, a string (see Reply.Refusal).
+const RefusalInfo = "cadre.refusal"
 
 // ErrEmptyResponse is returned for a response without any choice.
 var ErrEmptyResponse = errors.New("the model returned a response without any choice")
@@ -42,6 +51,7 @@ func Read(resp *llms.ContentResponse) (Reply, error) {
 		r := Reply{Text: c.Content, ToolCalls: normalizeCalls(c.ToolCalls), StopReason: c.StopReason, Usage: UsageOf(c.GenerationInfo)}
 		r.Usage.Requests = 1
 		r.Reasoning = reasoningOf(c.GenerationInfo)
+		r.Refusal, _ = c.GenerationInfo[RefusalInfo].(string)
 		return r, nil
 	}
 	var r Reply
@@ -57,6 +67,9 @@ func Read(resp *llms.ContentResponse) (Reply, error) {
 			r.Reasoning, given = rs, true
 		} else if !given {
 			r.Reasoning = append(r.Reasoning, reasoningOf(c.GenerationInfo)...)
+		}
+		if s, ok := c.GenerationInfo[RefusalInfo].(string); ok && r.Refusal == "" {
+			r.Refusal = s
 		}
 		text.WriteString(c.Content)
 		r.ToolCalls = append(r.ToolCalls, c.ToolCalls...)
@@ -127,8 +140,12 @@ const (
 
 // Finish classifies r.StopReason across providers: openai's "length" and "content_filter",
 // anthropic's "max_tokens" and "refusal", google's MAX_TOKENS, SAFETY, RECITATION, BLOCKLIST,
-// PROHIBITED_CONTENT and SPII (in any case, with or without a FinishReason prefix).
+// PROHIBITED_CONTENT and SPII (in any case, with or without a FinishReason prefix). A reply
+// with a Refusal finishes with FinishRefusal whatever its stop reason.
 func (r Reply) Finish() Finish {
+	if r.Refusal != "" {
+		return FinishRefusal
+	}
 	reason := strings.ToLower(strings.TrimPrefix(r.StopReason, "FinishReason"))
 	reason = strings.ReplaceAll(reason, "_", "")
 	switch reason {
