@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	cmodel "github.com/cadrehq/cadre/pkg/model"
 	"github.com/cadrehq/cadre/pkg/usage"
 	"github.com/tmc/langchaingo/llms"
 )
@@ -106,6 +107,12 @@ func (m *model) build(r *Reply, info *usageInfo) *llms.ContentResponse {
 		c.StopReason = "stop"
 	}
 	c.GenerationInfo = info.generationInfo()
+	if r.Refusal != "" {
+		if c.GenerationInfo == nil {
+			c.GenerationInfo = map[string]any{}
+		}
+		c.GenerationInfo[cmodel.RefusalInfo] = r.Refusal
+	}
 	return &b.resp
 }
 

@@ -26,6 +26,11 @@ type Reply struct {
 	// calls and "stop" otherwise.
 	StopReason string
 
+	// Refusal, when not empty, is the model's refusal in its words, given apart from the
+	// answer as OpenAI's API gives it (message.refusal): the choice carries it in its
+	// GenerationInfo under model.RefusalInfo, which model.Read takes into Reply.Refusal.
+	Refusal string
+
 	// Latency is how long the model takes to answer. It waits that long, or until the
 	// request's context is done, and then returns the context's error.
 	Latency time.Duration

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cadrehq/cadre/pkg/llmtest"
+	"github.com/cadrehq/cadre/pkg/model"
 	"github.com/cadrehq/cadre/pkg/usage"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -306,5 +307,17 @@ func TestCallReturnsText(t *testing.T) {
 	}
 	if _, err := m.Call(context.Background(), "ping"); err == nil || err.Error() != "down" {
 		t.Errorf("Call = %v, want the reply's error", err)
+	}
+}
+
+func TestAScriptedRefusalReachesTheReply(t *testing.T) {
+	m := llmtest.NewScripted(llmtest.Reply{Refusal: "I can't help with that."})
+	resp, err := m.GenerateContent(context.Background(), []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeHuman, "hi")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := model.Read(resp)
+	if err != nil || r.Refusal != "I can't help with that." || r.Finish() != model.FinishRefusal {
+		t.Fatalf("reply %+v, %v", r, err)
 	}
 }
