@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strings"
 
 	"github.com/cadrehq/cadre/internal/argshape"
 	"github.com/cadrehq/cadre/pkg/model"
@@ -34,6 +35,9 @@ type Shape struct {
 	// Prompt is the output's instructions, which the system prompt holds in prompted mode;
 	// "" for a Text O.
 	Prompt string
+	// Native is the output schema a request carries in native mode: final_result's arguments'
+	// schema, with its strict form when strict providers take it; nil for a Text O.
+	Native *model.OutputSchema
 	// strictOK: the strict form is one strict providers take: every object closed (a map's
 	// open additionalProperties is refused there).
 	strictOK  bool
@@ -60,8 +64,36 @@ func For[O any]() (*Shape, error) {
 	}
 	out.strictOK = out.Final.StrictClosed()
 	out.finalHint = compact(out.Final.JSON())
+	out.Native = &model.OutputSchema{Name: schemaName(t), Schema: out.Final.JSON()}
+	if out.strictOK {
+		out.Native.Strict = out.Final.Strict()
+	}
 	out.Prompt = "Answer with only a JSON value that matches this JSON Schema, without any other text:\n" + string(s.JSON())
 	return out, nil
+}
+
+// schemaName names O's schema for an API that wants a name (OpenAI's json_schema.name, of
+// letters, digits, '_' and '-', at most 64): its Go type's name when it is one such, else
+// "output".
+func schemaName(t reflect.Type) string {
+	name := t.Name()
+	if name == "" || len(name) > 64 || strings.IndexFunc(name, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-')
+	}) >= 0 {
+		return "output"
+	}
+	return name
+}
+
+// Valid checks a whole answer in native mode, final_result's arguments as text: against the
+// schema, or its strict form (a model answering the strict form writes null for what it leaves
+// out). The error is the schema's.
+func (s *Shape) Valid(data []byte) error {
+	err := s.Final.Validate(data)
+	if err != nil && s.Native.Strict != nil && s.Final.StrictSchema().Validate(data) == nil {
+		return nil
+	}
+	return err
 }
 
 // SendsStrict reports whether final_result goes to m in its strict form: m takes strict tools,

@@ -44,12 +44,18 @@ type ModelStopError struct {
 	Model     string
 	Reason    string // the provider's own stop reason
 	Err       error  // ErrTokenLimit or ErrRefusal
+	// Refusal is what the model said when it refused, in its words: OpenAI's refusal, or the
+	// text of the refused turn (Anthropic's); "" when it said nothing, or did not refuse.
+	Refusal string
 }
 
 func (e *ModelStopError) Error() string {
 	hint := ""
-	if errors.Is(e.Err, ErrTokenLimit) {
+	switch {
+	case errors.Is(e.Err, ErrTokenLimit):
 		hint = ": raise the model's max tokens (llm.yaml max_tokens, or llms.WithMaxTokens in WithCallOptions) or ask for a shorter answer"
+	case e.Refusal != "":
+		hint = fmt.Sprintf(": it said %q", e.Refusal)
 	}
 	return fmt.Sprintf("assistant %q: model %q: %v (stop reason %q)%s", e.Assistant, e.Model, e.Err, e.Reason, hint)
 }

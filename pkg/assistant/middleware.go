@@ -116,13 +116,19 @@ type ModelRequest struct {
 	Messages []llms.MessageContent // the conversation, system prompt first, in cadre's shape
 	Options  []llms.CallOption     // after the model's own defaults (Model.Options)
 	Attempt  int                   // 1 for the run's first request, 2 for its next, ...
-	// Fallback is the error of the model of the chain that failed before this one in the same
-	// attempt (the model falls back, as callback.ModelFallback reports); nil for the first
-	// model tried.
+	// Fallback is the error of the request tried before this one in the same attempt: of the
+	// model of the chain that failed before this one (the model falls back, as
+	// callback.ModelFallback reports), or of this model refusing the output schema in its native
+	// form (callback.OutputFallback); nil for the first request tried.
 	Fallback error
 	// Correction is set on a request that asks again for an answer the last one could not give
 	// (as callback.OutputCorrection reports): why that answer could not be used.
 	Correction error
+	// Output is the output's schema, for the provider to constrain the answer to, on a request
+	// that asks for the output in native form (OutputNative); nil otherwise. The request carries
+	// it to the model's client in its context (model.WithOutputSchema): a middleware that sends
+	// a copy without it asks for an answer the schema does not constrain.
+	Output *model.OutputSchema
 }
 
 // ToolTurn is the calls of a model turn that are about to run, in the model's order.
@@ -191,5 +197,8 @@ func (c chain) requests() RequestNext {
 
 // send sends req to its model.
 func send(ctx context.Context, req *ModelRequest) (model.Reply, error) {
+	if req.Output != nil {
+		ctx = model.WithOutputSchema(ctx, req.Output)
+	}
 	return req.Model.Generate(ctx, req.Messages, req.Options...)
 }

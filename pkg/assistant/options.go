@@ -136,17 +136,32 @@ func WithLimits(l usage.Limits) Option {
 type OutputMode int
 
 const (
-	// OutputAuto uses OutputTool where the model can take tools, else OutputPrompted.
+	// OutputAuto asks each model of the chain in the form it takes best: OutputNative for a
+	// model whose Output is model.NativeOutput (a model of the llm.yaml factory whose output
+	// key, or whose id in the provider facts, says its API takes an output schema — never a
+	// client given with WithModel, whose support is not known), OutputPrompted for a model that
+	// cannot take tools or whose Output is model.PromptedOutput, else OutputTool.
 	OutputAuto OutputMode = iota
 	// OutputTool gives the model a final_result tool whose arguments are the output (in the
 	// strict form where the provider supports it). A text answer that parses is accepted too.
 	OutputTool
 	// OutputPrompted puts the output's JSON Schema in the system prompt.
 	OutputPrompted
+	// OutputNative sends the output's JSON Schema in the provider's own structured-output
+	// field (ModelRequest.Output, which the llm.yaml factory's clients write there: see
+	// model.OutputSchema), and takes the answer from the text. A model whose Output says it
+	// takes a tool (model.ToolOutput) or the prompt (model.PromptedOutput) is asked in that
+	// form instead; a model that refuses the schema (model.ErrOutputSchema: a 400 naming it,
+	// or a schema outside the subset its API takes) is asked again with a tool, once, and
+	// with a tool for the rest of the run, and the run's events say so
+	// (callback.OutputFallback). The answer is checked and corrected as in the other modes.
+	OutputNative
 )
 
 // WithOutputMode chooses how the output is asked for (default OutputAuto). It does not apply
-// to an assistant whose output type is a string.
+// to an assistant whose output type is a string. Each model of a fallback chain is asked in
+// the form the mode gives for it; the system prompt and the examples are those of the chain's
+// first model.
 func WithOutputMode(m OutputMode) Option {
 	return func(c *config) { c.mode = m }
 }

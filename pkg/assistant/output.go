@@ -16,11 +16,12 @@ import (
 
 // answers is what a run knows of the answers it asked for.
 type answers struct {
-	final      bool    // the budget is spent: the request sent is the last, and no tool runs
-	strict     bool    // the request answered last sent final_result in its strict form
-	failures   []error // why each answer that could not be used could not
-	raw        string  // the last of them, as written
-	correcting error   // its error, while the request that corrects it is not answered
+	final      bool       // the budget is spent: the request sent is the last, and no tool runs
+	form       OutputMode // how the output was asked in the request answered last
+	strict     bool       // the request answered last sent final_result in its strict form
+	failures   []error    // why each answer that could not be used could not
+	raw        string     // the last of them, as written
+	correcting error      // its error, while the request that corrects it is not answered
 }
 
 // textAnswer takes a text answer: done when it parses into O, otherwise the one correction
@@ -33,7 +34,7 @@ func (r *run[O]) textAnswer(ctx context.Context, text string) (outcome, error) {
 	if err := r.failed(text, err); err != nil {
 		return goOn, err
 	}
-	correction := r.p.out.Correction(err, r.models.mode == OutputTool)
+	correction := r.p.out.Correction(err, r.answers.form == OutputTool)
 	r.msgs = append(r.msgs, llms.MessageContent{Role: llms.ChatMessageTypeHuman, Parts: []llms.ContentPart{llms.TextContent{Text: correction}}})
 	return goOn, nil
 }
@@ -47,7 +48,7 @@ func (r *run[O]) lastAnswer(ctx context.Context, reply model.Reply) (outcome, er
 	answered := false
 	for i, c := range t.calls {
 		result := "not run: the budget is spent"
-		if c.Tool == answer.Tool && r.models.mode == OutputTool && !answered {
+		if c.Tool == answer.Tool && r.answers.form == OutputTool && !answered {
 			if err = r.parseFinal(ctx, c.Arguments); err == nil {
 				result, answered = answer.Accepted, true
 			} else {
@@ -83,6 +84,25 @@ func (r *run[O]) failed(raw string, err error) error {
 // O (see jsonfind.Candidates), or, in tool mode, valid final_result arguments written as text.
 // When none is, the error is the one of the largest candidate, most likely the answer meant.
 func (r *run[O]) parse(ctx context.Context, text string) error {
+	out := r.p.out
+	if r.answers.form == OutputNative && !out.Text {
+		// The provider was asked for final_result's arguments, in their strict form where it
+		// takes it.
+		trimmed := strings.TrimSpace(text)
+		err := out.Valid([]byte(trimmed))
+		if err == nil {
+			return r.takeFinal(ctx, trimmed)
+		}
+		if r.parseText(ctx, text) == nil { // an answer in prose or fences, as a client that ignores the schema may give
+			return nil
+		}
+		return err
+	}
+	return r.parseText(ctx, text)
+}
+
+// parseText takes a text answer written without a schema's constraint (see parse).
+func (r *run[O]) parseText(ctx context.Context, text string) error {
 	out := r.p.out
 	if out.Text {
 		var o O

@@ -24,8 +24,8 @@ type plan[O any] struct {
 	cfg  config // with the defaults in place of unset fields
 
 	instructions *prompt.Instructions
-	system       [3]llms.MessageContent // by OutputMode, when the instructions have no actions
-	systemOnce   [3]sync.Once
+	system       [4]llms.MessageContent // by OutputMode, when the instructions have no actions
+	systemOnce   [4]sync.Once
 
 	chain   []model.Model     // fixed by WithModel; nil with a resolver
 	reqOpts []llms.CallOption // for the chain's one model (WithModel) in its mode; nil with a resolver
@@ -47,8 +47,8 @@ type plan[O any] struct {
 // depends on O is taken from it, and so are the tools when no tool was added. The tools that
 // known boxes hold are not compiled again.
 func newPlan[O any](name string, cfg config, base *plan[O], known ...*toolbox.Box) (*plan[O], error) {
-	if cfg.mode < OutputAuto || cfg.mode > OutputPrompted {
-		return nil, fmt.Errorf("output mode %d is not one of OutputAuto, OutputTool, OutputPrompted", cfg.mode)
+	if cfg.mode < OutputAuto || cfg.mode > OutputNative {
+		return nil, fmt.Errorf("output mode %d is not one of OutputAuto, OutputTool, OutputPrompted, OutputNative", cfg.mode)
 	}
 	for _, d := range []struct {
 		v   *int
@@ -113,7 +113,8 @@ func funcArg(v any) string {
 	return strings.TrimSuffix(s, ") error")
 }
 
-// modeFor decides how the output is asked of m.
+// modeFor decides how the output is asked of m, the first model of a run's chain: as formFor
+// says, once m is known to suit the assistant.
 func (p *plan[O]) modeFor(m model.Model) (OutputMode, error) {
 	if m.NoTools {
 		if names := p.tools.Names(); names != "" {
@@ -123,16 +124,34 @@ func (p *plan[O]) modeFor(m model.Model) (OutputMode, error) {
 			return 0, fmt.Errorf("assistant %q: model %q cannot take tools, so OutputTool cannot work: use OutputAuto or OutputPrompted", p.name, m.Name)
 		}
 	}
+	return p.formFor(m), nil
+}
+
+// formFor decides how the output is asked of m: the assistant's mode, where it is
+// OutputTool or OutputPrompted; for OutputAuto and OutputNative, the form m takes best as far
+// as its Output tells (see OutputAuto and OutputNative).
+func (p *plan[O]) formFor(m model.Model) OutputMode {
 	if p.out.Text {
-		return OutputPrompted, nil // no output tool; nothing is prompted either
+		return OutputPrompted // no output tool; nothing is prompted either
 	}
-	switch {
-	case p.cfg.mode != OutputAuto:
-		return p.cfg.mode, nil
-	case m.NoTools:
-		return OutputPrompted, nil
+	switch mode := p.cfg.mode; {
+	case mode == OutputTool || mode == OutputPrompted:
+		return mode
+	case m.Output == model.PromptedOutput || m.NoTools && m.Output != model.NativeOutput && mode == OutputAuto:
+		return OutputPrompted
+	case m.Output == model.NativeOutput || mode == OutputNative && m.Output != model.ToolOutput:
+		return OutputNative
 	}
-	return OutputTool, nil
+	return p.toolForm(m)
+}
+
+// toolForm is how the output is asked of m with a tool: OutputTool, or OutputPrompted when m
+// cannot take tools.
+func (p *plan[O]) toolForm(m model.Model) OutputMode {
+	if m.NoTools {
+		return OutputPrompted
+	}
+	return OutputTool
 }
 
 // requestOptions are the call options of every request to m: the assistant's call options,

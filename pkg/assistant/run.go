@@ -120,7 +120,7 @@ func (p *plan[O]) newRun(ctx context.Context) (*run[O], error) {
 	if err != nil {
 		return nil, err
 	}
-	return &run[O]{p: p, models: models{chain: chain, mode: mode}}, nil
+	return &run[O]{p: p, models: models{chain: chain, mode: mode}, answers: answers{form: mode}}, nil
 }
 
 // around takes the run through its chain: its events, outermost, then its callers' run

@@ -19,6 +19,30 @@ import (
 	"github.com/tmc/langchaingo/llms"
 )
 
+// TestARefusalIsTypedAndQuoted: a model that refuses apart from its text, as OpenAI's API
+// does (message.refusal, with no content), ends the run with a *ModelStopError wrapping
+// ErrRefusal that quotes it, after that one request.
+func TestARefusalIsTypedAndQuoted(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []assistant.OutputMode{assistant.OutputTool, assistant.OutputNative, assistant.OutputPrompted} {
+		m := llmtest.NewScripted(llmtest.Reply{Refusal: "I can't help with that request."})
+		a := assistant.New[city]("stopper", assistant.WithModel(m), assistant.WithOutputMode(mode))
+
+		_, err := a.Run(testContext(t), assistant.Input{Prompt: "Paris?"})
+
+		var serr *assistant.ModelStopError
+		if !errors.As(err, &serr) || !errors.Is(err, assistant.ErrRefusal) {
+			t.Fatalf("mode %d: Run error = %v; want a *ModelStopError wrapping ErrRefusal", mode, err)
+		}
+		if serr.Refusal != "I can't help with that request." || !strings.Contains(err.Error(), `"I can't help with that request."`) {
+			t.Errorf("mode %d: error %q, Refusal %q: want the refusal quoted", mode, err, serr.Refusal)
+		}
+		if got := len(m.Requests()); got != 1 {
+			t.Errorf("mode %d: the model got %d requests; want 1", mode, got)
+		}
+	}
+}
+
 // TestRunModelStopIsATypedError: a model that stops at its token limit or refuses ends the run
 // with a *ModelStopError wrapping ErrTokenLimit or ErrRefusal, after that one request: the
 // answer is not parsed (though it would parse) and no correction is asked for.
@@ -53,6 +77,9 @@ func TestRunModelStopIsATypedError(t *testing.T) {
 				t.Fatalf("Run error = %T; want a *assistant.ModelStopError", err)
 			}
 			want := assistant.ModelStopError{Assistant: "stopper", Model: "scripted", Reason: tt.reason, Err: tt.want}
+			if tt.want == assistant.ErrRefusal { // the refused turn's text is what the model said
+				want.Refusal = `{"name":"Paris","population":2102650}`
+			}
 			if diff := cmp.Diff(want, *serr, cmp.Comparer(func(a, b error) bool { return a == b })); diff != "" {
 				t.Errorf("ModelStopError (-want +got):\n%s", diff)
 			}

@@ -216,7 +216,7 @@ func (r *run[O]) finalCall(ctx context.Context, t *turn) (outcome, error) {
 	final := -1
 	for i := range t.calls {
 		switch {
-		case t.calls[i].Tool != answer.Tool || r.models.mode != OutputTool:
+		case t.calls[i].Tool != answer.Tool || r.answers.form != OutputTool:
 		case final < 0:
 			final = i
 		default:
@@ -333,7 +333,7 @@ func (r *run[O]) countUnrun(n int) {
 func (r *run[O]) made(calls []llms.ToolCall) int {
 	n := 0
 	for _, c := range calls {
-		if c.FunctionCall.Name != answer.Tool || r.models.mode != OutputTool {
+		if c.FunctionCall.Name != answer.Tool || r.answers.form != OutputTool {
 			n++
 		}
 	}

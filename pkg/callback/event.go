@@ -31,6 +31,10 @@ const (
 	// gave it, Result the answer as written); one corrective request follows. The event comes
 	// just before that request's ModelRequest, and not at all when a limit stops the request.
 	OutputCorrection Kind = "output_correction"
+	// OutputFallback: the model (Model) did not take the output schema in its provider's own
+	// field (Err says why: model.ErrOutputSchema); the same request goes to it again with the
+	// output asked for as a tool call, and so do its later requests in the run.
+	OutputFallback Kind = "output_fallback"
 )
 
 // Event is one thing that happened in a run. Fields not relevant to its Kind are zero.
@@ -57,7 +61,7 @@ type Event struct {
 	// of every run it delegated to.
 	Usage usage.Usage
 
-	Err     error // RunError, ModelError, ModelFallback, ToolError, OutputCorrection: what went wrong
+	Err     error // RunError, ModelError, ModelFallback, ToolError, OutputCorrection, OutputFallback: what went wrong
 	Panic   bool  // ToolError: the tool panicked and the panic was recovered
 	Attempt int   // ModelRequest: 1 for the run's first request, then 2, 3, ...
 }

@@ -87,6 +87,8 @@ func (p *progress) Handle(_ context.Context, e Event) {
 		text = e.Tool + " failed: " + errText(e.Err)
 	case OutputCorrection:
 		text = "answer not usable, asking again: " + errText(e.Err)
+	case OutputFallback:
+		text = e.Model + " did not take the output schema, asking with a tool: " + errText(e.Err)
 	case RunEnd:
 		text = "done"
 	case RunError:

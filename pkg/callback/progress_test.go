@@ -40,6 +40,7 @@ func TestProgressLines(t *testing.T) {
 		{"tool end, without its result", a(callback.Event{Kind: callback.ToolEnd, Tool: "search", Result: "private"}), "writer: search returned"},
 		{"tool error on one line", a(callback.Event{Kind: callback.ToolError, Tool: "search", Err: errors.New("bad query\n\tdetail")}), "writer: search failed: bad query detail"},
 		{"output correction", a(callback.Event{Kind: callback.OutputCorrection, Err: errors.New("missing field city")}), "writer: answer not usable, asking again: missing field city"},
+		{"output fallback", a(callback.Event{Kind: callback.OutputFallback, Model: "claude", Err: errors.New("recursive schema")}), "writer: claude did not take the output schema, asking with a tool: recursive schema"},
 		{"run end, without the answer", a(callback.Event{Kind: callback.RunEnd, Result: "private"}), "writer: done"},
 		{"run error", a(callback.Event{Kind: callback.RunError, Err: context.Canceled}), "writer: failed: context canceled"},
 		{"long error cut", a(callback.Event{Kind: callback.RunError, Err: errors.New(strings.Repeat("é", 300))}), "writer: failed: " + strings.Repeat("é", 200) + "…"},

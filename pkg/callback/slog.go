@@ -28,7 +28,7 @@ func WithContent(maxLen int) SlogOption {
 //
 //   - Debug: ModelRequest, ModelResponse
 //   - Info: RunStart, RunEnd, ToolStart, ToolEnd, and any unknown Kind
-//   - Warn: OutputCorrection, ModelFallback, and ToolError (the error goes back to the model
+//   - Warn: OutputCorrection, OutputFallback, ModelFallback, and ToolError (the error goes back to the model
 //     and the run goes on)
 //   - Error: RunError, ModelError, and a ToolError caused by a panic
 //
@@ -77,7 +77,7 @@ func eventLevel(e Event) slog.Level {
 	switch e.Kind {
 	case ModelRequest, ModelResponse:
 		return slog.LevelDebug
-	case OutputCorrection, ModelFallback, ToolError:
+	case OutputCorrection, OutputFallback, ModelFallback, ToolError:
 		return slog.LevelWarn
 	case RunError, ModelError:
 		return slog.LevelError

@@ -66,6 +66,10 @@ func TestSlogHandlerRecords(t *testing.T) {
 		event: callback.Event{Kind: callback.OutputCorrection, RunID: "r1", Err: errors.New("missing field")},
 		want:  map[string]any{"level": "WARN", "msg": "output_correction", "run_id": "r1", "error": "missing field"},
 	}, {
+		name:  "output fallback is a warning",
+		event: callback.Event{Kind: callback.OutputFallback, RunID: "r1", Model: "claude", Err: errors.New("recursive schema")},
+		want:  map[string]any{"level": "WARN", "msg": "output_fallback", "run_id": "r1", "model": "claude", "error": "recursive schema"},
+	}, {
 		name:  "model error is an error",
 		event: callback.Event{Kind: callback.ModelError, RunID: "r1", Model: "deep", Err: errors.New("503")},
 		want:  map[string]any{"level": "ERROR", "msg": "model_error", "run_id": "r1", "model": "deep", "error": "503"},
