@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 
 	"github.com/cadrehq/cadre/internal/argshape"
+	"github.com/cadrehq/cadre/internal/partial"
 	"github.com/cadrehq/cadre/pkg/model"
 	"github.com/cadrehq/cadre/pkg/schema"
 	"github.com/tmc/langchaingo/llms"
@@ -42,6 +44,9 @@ type Shape struct {
 	// open additionalProperties is refused there).
 	strictOK  bool
 	finalHint string // final_result's schema, as a call's correction quotes it
+
+	partialOnce sync.Once
+	partial     [2]*schema.Schema // Final relaxed (see partial.Relax), and its strict form relaxed; nil when it does not compile
 }
 
 // For returns the shape of O's answers. It fails on an O that has no JSON Schema.
@@ -94,6 +99,29 @@ func (s *Shape) Valid(data []byte) error {
 		return nil
 	}
 	return err
+}
+
+// Partial reports whether doc, a document partial.Close made of the start of final_result's
+// arguments (or of a native answer), may grow into a valid answer: it meets the schema, or its
+// strict form, with the constraints that a value still being written cannot meet yet removed.
+// So a member already complete is never one the schema refuses.
+func (s *Shape) Partial(doc []byte) bool {
+	s.partialOnce.Do(func() {
+		for i, doc := range [2]json.RawMessage{s.Final.JSON(), s.Final.Strict()} {
+			if doc == nil {
+				continue
+			}
+			if relaxed, err := partial.Relax(doc); err == nil {
+				s.partial[i], _ = schema.Compile(relaxed)
+			}
+		}
+	})
+	for _, sc := range s.partial {
+		if sc != nil && sc.Validate(doc) == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // SendsStrict reports whether final_result goes to m in its strict form: m takes strict tools,

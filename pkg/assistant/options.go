@@ -3,6 +3,7 @@ package assistant
 import (
 	"context"
 	"slices"
+	"time"
 
 	"github.com/cadrehq/cadre/internal/prompt"
 	"github.com/cadrehq/cadre/pkg/callback"
@@ -50,6 +51,9 @@ type config struct {
 	store  chat.Store
 	window chat.Window
 	stream StreamFunc
+
+	partial      any // func(context.Context, O) error for the assistant's O
+	partialEvery time.Duration
 
 	approver      Approver
 	approvalTools []string

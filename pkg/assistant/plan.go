@@ -38,6 +38,7 @@ type plan[O any] struct {
 	roster     string           // the delegates, for the system prompt; "" for none
 	out        *answer.Shape
 	validators []func(context.Context, O) error
+	partial    func(context.Context, O) error // WithPartialOutput's; nil for none
 	handler    callback.Handler
 
 	setPlan atomic.Pointer[setPlan[O]] // with tool sets: the plan of their tools last read
@@ -93,6 +94,14 @@ func newPlan[O any](name string, cfg config, base *plan[O], known ...*toolbox.Bo
 			return nil, fmt.Errorf("WithValidator: the validator takes %s, but assistant %q answers %T", funcArg(v), name, o)
 		}
 		p.validators = append(p.validators, f)
+	}
+	if cfg.partial != nil {
+		f, ok := cfg.partial.(func(context.Context, O) error)
+		if !ok {
+			var o O
+			return nil, fmt.Errorf("WithPartialOutput: the function takes %s, but assistant %q answers %T", funcArg(cfg.partial), name, o)
+		}
+		p.partial = f
 	}
 	if cfg.llm != nil {
 		p.chain = []model.Model{model.Describe("", cfg.llm)}

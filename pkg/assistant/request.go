@@ -36,9 +36,8 @@ func (r *run[O]) generate(ctx context.Context) (model.Reply, *model.Model, error
 		if oerr != nil {
 			return model.Reply{}, nil, r.modelError(m, oerr)
 		}
-		var s *streamer
-		if r.state.stream != nil {
-			s = r.streamer(m)
+		s := r.streamer(m, form)
+		if s != nil {
 			opts = append(opts[:len(opts):len(opts)], llms.WithStreamingFunc(s.write))
 		}
 		var reply model.Reply

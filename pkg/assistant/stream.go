@@ -54,23 +54,45 @@ type streamer struct {
 	base  Chunk       // the request's run and model
 	shape model.Shape // the client's: some stream the JSON of tool calls as text
 	wrote bool
-	err   error // what f returned, which ends the run whatever the client made of it
+	err   error   // what f returned, which ends the run whatever the client made of it
+	grow  *growth // the output as it grows (WithPartialOutput); nil for none
 }
 
-func (r *run[O]) streamer(m *model.Model) *streamer {
+// streamer returns the streamer of a request to m in form, or nil when the run streams
+// nothing.
+func (r *run[O]) streamer(m *model.Model, form OutputMode) *streamer {
+	grow := r.newGrowth(form)
+	if r.state.stream == nil && grow == nil {
+		return nil
+	}
 	return &streamer{
 		f:     r.state.stream,
 		base:  Chunk{RunID: r.state.id, ParentRunID: r.state.parentID, Assistant: r.p.name, Model: m.Name},
 		shape: m.Shape,
+		grow:  grow,
 	}
 }
 
 // write is the client's streaming function.
 func (s *streamer) write(ctx context.Context, b []byte) error {
-	if len(b) == 0 || s.shape.ToolCallChunk(b) {
+	if len(b) == 0 {
 		return nil
 	}
+	if s.shape.ToolCallChunk(b) {
+		if s.grow != nil {
+			s.err = s.grow.callChunk(ctx, b)
+		}
+		return s.err
+	}
 	s.wrote = true
+	if s.grow != nil {
+		if s.err = s.grow.textChunk(ctx, b); s.err != nil {
+			return s.err
+		}
+	}
+	if s.f == nil {
+		return nil
+	}
 	c := s.base
 	c.Text = string(b)
 	if err := s.f(ctx, c); err != nil {
@@ -82,7 +104,7 @@ func (s *streamer) write(ctx context.Context, b []byte) error {
 
 // finish gives the answer's text as one chunk when the client streamed none.
 func (s *streamer) finish(ctx context.Context, text string) error {
-	if s.wrote || text == "" {
+	if s.wrote || text == "" || s.f == nil {
 		return nil
 	}
 	c := s.base
