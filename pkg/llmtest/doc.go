@@ -12,9 +12,9 @@
 //
 // [Synthetic] needs no script: for any assistant, it first calls each tool offered once, with
 // arguments generated from the tool's JSON Schema, then answers through final_result (or with
-// JSON for a schema that ends the system prompt, or with a fixed text), every value valid for its
-// schema and determined by a seed ([WithSeed]). It decides from each request's messages alone,
-// so concurrent runs can share it. Use it to test the wiring of an agent (tools, output type,
+// JSON for the output schema the request's context carries or for a schema that ends the
+// system prompt, or with a fixed text), every value valid for its schema and determined by a
+// seed ([WithSeed]). It decides from each request alone, so concurrent runs can share it. Use it to test the wiring of an agent (tools, output type,
 // delegation, limits) where the model's choices do not matter.
 //
 // To test the wire too — langchaingo's real provider clients, retries, fallback — put one of

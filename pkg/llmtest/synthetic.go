@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	cmodel "github.com/cadrehq/cadre/pkg/model"
 	"github.com/cadrehq/cadre/pkg/usage"
 	"github.com/tmc/langchaingo/llms"
 )
@@ -20,9 +21,13 @@ const finalResultTool = "final_result"
 // (except final_result), with arguments generated from the tool's parameter schema. Once every
 // offered tool has been called since the last human message, it answers: by calling
 // final_result with arguments generated from that tool's schema when it is offered; else, when
-// a system message (or else the last human message) ends with a JSON Schema, as an assistant's
-// prompted output mode writes it, with a JSON value generated from that schema; else with the
-// text of [WithText]. It calls each tool at most once per human message, so a run ends.
+// the request's context carries an output schema
+// ([github.com/cadrehq/cadre/pkg/model.WithOutputSchema]), as a client's transport receives
+// it for the provider's own structured-output field, with a JSON value generated from it (from
+// its Strict form when it has one, as OpenAI's strict mode answers); else, when a system
+// message (or else the last human message) ends with a JSON Schema, as an assistant's prompted
+// output mode writes it, with a JSON value generated from that schema; else with the text of
+// [WithText]. It calls each tool at most once per human message, so a run ends.
 //
 // Generated values match their schema by construction for the schemas Go types have
 // (schema.For) and for most hand-written ones: types, properties (all of them, optional ones
@@ -32,12 +37,13 @@ const finalResultTool = "final_result"
 // recursive types), and the formats date-time, date, time, duration, email, hostname, uri, uri-reference, ipv4, ipv6 and
 // uuid. A pattern is honoured, as a rule, when Go's regexp package can read it. "not", "if", dependent
 // schemas and maxContains are not, nor are schemas that no value matches. Values depend only on
-// the seed ([WithSeed]), the schema and the tool's name, never on the order of requests.
+// the seed ([WithSeed]), the schema and the tool's name (the output schema's Name), never on
+// the order of requests.
 //
-// It decides statelessly from the messages of each request, so that any number of concurrent
-// runs can share one Synthetic. It records requests ([Synthetic.Requests]) as [Scripted] does,
-// and reports no token usage. A tool whose schema cannot be read fails the request with an
-// error naming the tool.
+// It decides statelessly from each request's messages and output schema, so that any number
+// of concurrent runs can share one Synthetic. It records requests ([Synthetic.Requests]) as
+// [Scripted] does, and reports no token usage. A tool or an output schema whose schema cannot
+// be read fails the request with an error naming it.
 //
 // Configure a Synthetic (WithoutTools, NoRecord) right after NewSynthetic, before its first
 // use; after that it is safe for concurrent use.
@@ -95,7 +101,7 @@ func (m *Synthetic) NoRecord() *Synthetic {
 func (m *Synthetic) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
 	req := newRequest(msgs, opts)
 	m.arrive(&req)
-	r := m.reply(&req)
+	r := m.reply(&req, cmodel.OutputSchemaOf(ctx))
 	return m.respond(ctx, &r, &m.info)
 }
 
@@ -104,8 +110,9 @@ func (m *Synthetic) Call(ctx context.Context, prompt string, opts ...llms.CallOp
 	return llms.GenerateFromSinglePrompt(ctx, m, prompt, opts...)
 }
 
-// reply decides, from req alone, between calling the tools not yet called and answering.
-func (m *Synthetic) reply(req *Request) Reply {
+// reply decides, from req and the output schema out (nil for none) alone, between calling the
+// tools not yet called and answering.
+func (m *Synthetic) reply(req *Request, out *cmodel.OutputSchema) Reply {
 	called := calledSinceHuman(req.Messages)
 	var final *llms.FunctionDefinition
 	var calls []llms.ToolCall
@@ -132,6 +139,8 @@ func (m *Synthetic) reply(req *Request) Reply {
 			return Fail(fmt.Errorf("llmtest: synthetic model: tool %q: %w", final.Name, err))
 		}
 		return Calls(Call(final.Name, string(args)))
+	case out != nil:
+		return m.answer(out)
 	}
 	if doc := promptedSchema(req.Messages); doc != nil {
 		v, err := m.generate("", doc)
@@ -140,6 +149,19 @@ func (m *Synthetic) reply(req *Request) Reply {
 		}
 	}
 	return Text(m.text)
+}
+
+// answer is a JSON value for the output schema out: for its Strict form when it has one.
+func (m *Synthetic) answer(out *cmodel.OutputSchema) Reply {
+	doc := out.Schema
+	if out.Strict != nil {
+		doc = out.Strict
+	}
+	v, err := generateValue(doc, m.seed, out.Name)
+	if err != nil {
+		return Fail(fmt.Errorf("llmtest: synthetic model: output schema %q: %w", out.Name, err))
+	}
+	return Text(string(v))
 }
 
 // generate returns a value for the schema params, from the seed and name.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/cadrehq/cadre/pkg/assistant"
 	"github.com/cadrehq/cadre/pkg/llmtest"
+	"github.com/cadrehq/cadre/pkg/model"
 	"github.com/cadrehq/cadre/pkg/providertest"
 	"github.com/cadrehq/cadre/pkg/schema"
 	"github.com/cadrehq/cadre/pkg/tool"
@@ -559,4 +561,72 @@ func TestSyntheticValuesMatchSchemas(t *testing.T) {
 			checkGenerated(t, s)
 		})
 	}
+}
+
+// TestSyntheticOutputSchema checks that a request whose context carries an output schema, as a
+// client's transport receives it for the provider's structured-output field, is answered with
+// JSON of that schema once the tools are called, and that final_result still wins.
+func TestSyntheticOutputSchema(t *testing.T) {
+	t.Parallel()
+	s := mustSchema[Report](t)
+	search := llms.Tool{Type: "function", Function: &llms.FunctionDefinition{Name: "search", Parameters: mustSchema[searchArgs](t).JSON()}}
+	final := llms.Tool{Type: "function", Function: &llms.FunctionDefinition{Name: "final_result", Parameters: s.JSON()}}
+	go1 := []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeHuman, "Review the code.")}
+	ask := func(t *testing.T, out *model.OutputSchema, msgs []llms.MessageContent, tools ...llms.Tool) *llms.ContentChoice {
+		t.Helper()
+		ctx := model.WithOutputSchema(context.Background(), out)
+		resp, err := llmtest.NewSynthetic(llmtest.WithSeed(3)).GenerateContent(ctx, msgs, llms.WithTools(tools))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.Choices[0]
+	}
+
+	t.Run("the answer fits the schema", func(t *testing.T) {
+		t.Parallel()
+		c := ask(t, &model.OutputSchema{Name: "report", Schema: s.JSON()}, go1)
+		if len(c.ToolCalls) > 0 {
+			t.Fatalf("called %v, want an answer", c.ToolCalls)
+		}
+		if err := s.Validate([]byte(c.Content)); err != nil {
+			t.Errorf("the answer %s does not match the schema: %v", c.Content, err)
+		}
+	})
+	t.Run("tools first", func(t *testing.T) {
+		t.Parallel()
+		c := ask(t, &model.OutputSchema{Name: "report", Schema: s.JSON()}, go1, search)
+		if len(c.ToolCalls) != 1 || c.ToolCalls[0].FunctionCall.Name != "search" || c.Content != "" {
+			t.Errorf("content %q, calls %v; want a call of search alone", c.Content, c.ToolCalls)
+		}
+		called := append(slices.Clone(go1), llms.MessageContent{Role: llms.ChatMessageTypeAI, Parts: []llms.ContentPart{c.ToolCalls[0]}},
+			llms.MessageContent{Role: llms.ChatMessageTypeTool, Parts: []llms.ContentPart{
+				llms.ToolCallResponse{ToolCallID: c.ToolCalls[0].ID, Name: "search", Content: "ok"}}})
+		c = ask(t, &model.OutputSchema{Name: "report", Schema: s.JSON()}, called, search)
+		if err := s.Validate([]byte(c.Content)); err != nil || len(c.ToolCalls) > 0 {
+			t.Errorf("after the tools, the answer %s (calls %v) does not match the schema: %v", c.Content, c.ToolCalls, err)
+		}
+	})
+	t.Run("the strict form when there is one", func(t *testing.T) {
+		t.Parallel()
+		c := ask(t, &model.OutputSchema{Name: "n", Schema: json.RawMessage(`{"type":"object"}`),
+			Strict: json.RawMessage(`{"type":"object","properties":{"n":{"const":7}},"required":["n"],"additionalProperties":false}`)}, go1)
+		if c.Content != `{"n":7}` {
+			t.Errorf("answer %s, want {\"n\":7}, of the strict form", c.Content)
+		}
+	})
+	t.Run("final_result wins", func(t *testing.T) {
+		t.Parallel()
+		c := ask(t, &model.OutputSchema{Name: "report", Schema: s.JSON()}, go1, final)
+		if len(c.ToolCalls) != 1 || c.ToolCalls[0].FunctionCall.Name != "final_result" {
+			t.Errorf("content %q, calls %v; want a call of final_result", c.Content, c.ToolCalls)
+		}
+	})
+	t.Run("an unreadable schema fails", func(t *testing.T) {
+		t.Parallel()
+		ctx := model.WithOutputSchema(context.Background(), &model.OutputSchema{Name: "broken", Schema: json.RawMessage(`{"type":`)})
+		_, err := llmtest.NewSynthetic().GenerateContent(ctx, go1)
+		if err == nil || !strings.Contains(err.Error(), `"broken"`) {
+			t.Errorf("err = %v, want one naming the schema", err)
+		}
+	})
 }

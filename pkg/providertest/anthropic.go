@@ -44,6 +44,15 @@ import (
 // The system prompt may be a string or a list of text blocks; blocks and tools may carry a
 // cache breakpoint ("cache_control": {"type": "ephemeral"}, with a "ttl" of "5m" or "1h").
 //
+// The request may ask for structured output as the generally available API takes it, with no
+// beta header: "output_config": {"format": {"type": "json_schema", "schema": {...}}} (beside
+// an "effort", which m does not see). It turns the JSON mode call option on and gives m the
+// schema, as it came, in the context of its request
+// ([github.com/cadrehq/cadre/pkg/model.OutputSchemaOf]), beside tools or not. A choice of
+// m's response that carries a refusal (its GenerationInfo under model.RefusalInfo, which an
+// llmtest.Reply's Refusal sets) makes the answer the API's refusal: the stop reason
+// "refusal", the refusal's words in place of the choice's text, streamed alike.
+//
 // Requests the real API rejects get its error JSON and never reach m: a missing model or
 // max_tokens, a first message not from the user, a tool_use block not answered by a
 // tool_result block in the next message, a tool_result block answering no tool_use block of
@@ -51,8 +60,12 @@ import (
 // whose name is not ^[a-zA-Z0-9_-]{1,64}$ or whose input_schema is not an object schema, more
 // than 4 cache breakpoints or one that is not ephemeral, a thinking budget under 1024 or not
 // under max_tokens, and with thinking on a temperature other than 1, a top_k, a top_p under
-// 0.95 or a tool_choice that forces tool use; and a request without the anthropic-version
-// header.
+// 0.95 or a tool_choice that forces tool use; an output_config.format of another type, or
+// for a model that model.NativeOutputFor does not know to take one, or whose schema is
+// outside the API's limits: an object whose additionalProperties is not false, a numeric
+// bound (minimum, maximum, exclusiveMinimum, exclusiveMaximum, multipleOf), a string length
+// (minLength, maxLength), a maxItems or a minItems other than 0 and 1, a recursive $ref; and a
+// request without the anthropic-version header.
 func NewAnthropic(m llms.Model, opts ...Option) *Server {
 	a := &anthropicAPI{model: m}
 	_, _ = rand.Read(a.secret[:]) // never fails
@@ -76,12 +89,13 @@ type anRequest struct {
 		Type string `json:"type"`
 		Name string `json:"name"`
 	} `json:"tool_choice"`
-	Temperature   *float64    `json:"temperature"`
-	TopP          *float64    `json:"top_p"`
-	TopK          *int        `json:"top_k"`
-	StopSequences []string    `json:"stop_sequences"`
-	Stream        bool        `json:"stream"`
-	Thinking      *anThinking `json:"thinking"`
+	Temperature   *float64        `json:"temperature"`
+	TopP          *float64        `json:"top_p"`
+	TopK          *int            `json:"top_k"`
+	StopSequences []string        `json:"stop_sequences"`
+	Stream        bool            `json:"stream"`
+	Thinking      *anThinking     `json:"thinking"`
+	OutputConfig  *anOutputConfig `json:"output_config"`
 }
 
 // anThinking is the request's extended thinking: {"type": "enabled", "budget_tokens": N}, or
@@ -316,7 +330,12 @@ func (a *anthropicAPI) serve(w http.ResponseWriter, r *http.Request, body []byte
 
 // callOptions reads and checks everything but the system prompt and the messages.
 func (r *anRequest) callOptions() (*callOptions, *apiError) {
-	o := &callOptions{model: r.Model, maxTokens: *r.MaxTokens, temperature: r.Temperature, topP: r.TopP, stop: r.StopSequences}
+	output, e := r.outputSchema()
+	if e != nil {
+		return nil, e
+	}
+	o := &callOptions{model: r.Model, maxTokens: *r.MaxTokens, temperature: r.Temperature, topP: r.TopP, stop: r.StopSequences,
+		jsonMode: output != nil, output: output}
 	for i, t := range r.Tools {
 		if !toolName.MatchString(t.Name) {
 			return nil, invalid(fmt.Sprintf("tools.%d.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$', got %q", i, t.Name))
@@ -764,7 +783,13 @@ func (a *anthropicAPI) render(model string, resp *llms.ContentResponse, thinking
 		out.Content = append(out.Content, a.thinkingBlock(resp))
 	}
 	var text strings.Builder
+	refused := false
 	for _, c := range resp.Choices {
+		if refusal := refusalOf(c); refusal != "" {
+			text.WriteString(refusal)
+			refused = true
+			continue
+		}
 		text.WriteString(c.Content)
 	}
 	if text.Len() > 0 {
@@ -784,6 +809,9 @@ func (a *anthropicAPI) render(model string, resp *llms.ContentResponse, thinking
 	}
 	first := resp.Choices[0]
 	stop := stopReason(first.StopReason, calls > 0)
+	if refused {
+		stop = "refusal"
+	}
 	out.StopReason = &stop
 	t := readTokens(first.GenerationInfo)
 	out.Usage = anUsage{InputTokens: max(t.prompt-t.cacheRead-t.cacheWrite, 0), CacheReadInputTokens: t.cacheRead,

@@ -39,6 +39,13 @@ import (
 // in several pieces: a test sees what production sees.) A failing m gets a 500, as does a tool
 // call whose arguments are not a JSON object.
 //
+// The generation config may ask for JSON (responseMimeType "application/json"), which turns
+// the JSON mode call option on, in the schema of responseJsonSchema (a JSON Schema) or of the
+// older responseSchema (the API's OpenAPI subset): m gets the schema in the context of its
+// request ([github.com/cadrehq/cadre/pkg/model.OutputSchemaOf]), responseJsonSchema as it
+// came, responseSchema as a JSON Schema, its types in lower case. The API has no refusal of
+// its own: a choice whose stop reason is SAFETY finishes as such.
+//
 // Requests the real API rejects get its status and error JSON ({"error": {"code", "message",
 // "status"}}) and never reach m: no contents, a role other than user and model, a content
 // without parts, a part without data (an empty text is none), a function call turn that does
@@ -48,10 +55,15 @@ import (
 // of its calls left unanswered (by id when it has one, else by name), a function name the API
 // refuses, function parameters that are not an OBJECT schema, a schema without a type, an
 // OBJECT schema without properties or properties on another type, a field name the API does
-// not know; no key (403, PERMISSION_DENIED) or, with [WithAPIKey], another one (400,
-// API_KEY_INVALID). The fake also refuses, where the API would not, the snake_case field names
-// that the API takes besides the lowerCamelCase ones clients send, and a cachedContent, since
-// it keeps none.
+// not know; a responseMimeType other than text/plain, application/json, application/xml,
+// application/yaml and text/x.enum, a responseJsonSchema or responseSchema without
+// responseMimeType application/json (or text/x.enum for responseSchema), both at once, a
+// responseJsonSchema that is not an object or for a model that model.NativeOutputFor does
+// not know to take one, a responseSchema the API refuses as it refuses function parameters
+// (but for an OBJECT root); no key (403, PERMISSION_DENIED) or, with [WithAPIKey], another
+// one (400, API_KEY_INVALID). The fake also refuses, where the API would not, the snake_case
+// field names that the API takes besides the lowerCamelCase ones clients send, and a
+// cachedContent, since it keeps none.
 func NewGemini(m llms.Model, opts ...Option) *Server {
 	return newServer(&geminiAPI{model: m}, opts)
 }

@@ -16,7 +16,8 @@ import (
 
 // The request, as far as the fake reads it. The names are those the API knows, in the
 // lowerCamelCase its clients send: an unknown name is refused, as the API refuses it. Fields
-// typed json.RawMessage are accepted and not read.
+// typed json.RawMessage are accepted and not read, but for the generation config's response
+// schemas (see outputSchema).
 type gmRequest struct {
 	Model             string             `json:"model"`
 	Contents          []gmContent        `json:"contents"`
@@ -178,8 +179,12 @@ func enumOf(v any, names []string) (string, bool) {
 // tools and the tool config. model is the one of the path.
 func (r *gmRequest) callOptions(model string) (*callOptions, *apiError) {
 	g := r.GenerationConfig
+	output, e := r.outputSchema(model)
+	if e != nil {
+		return nil, e
+	}
 	o := &callOptions{model: model, maxTokens: g.MaxOutputTokens, temperature: g.Temperature, topP: g.TopP, topK: g.TopK,
-		stop: g.StopSequences, seed: g.Seed, candidateCount: g.CandidateCount, jsonMode: g.ResponseMimeType == "application/json"}
+		stop: g.StopSequences, seed: g.Seed, candidateCount: g.CandidateCount, jsonMode: g.ResponseMimeType == "application/json", output: output}
 	if r.CachedContent != "" {
 		return nil, &apiError{status: http.StatusNotFound, kind: "NOT_FOUND",
 			message: fmt.Sprintf("providertest: this fake keeps no cached contents: %q cannot be found", r.CachedContent)}

@@ -29,13 +29,29 @@ import (
 // output (usage.completion_tokens_details.reasoning_tokens), in the answer and in the last
 // chunk of a stream. The request may carry reasoning_effort, which m does not see.
 //
+// The request may carry a response_format: {"type": "text"}; {"type": "json_object"}, which
+// turns the JSON mode call option on; or {"type": "json_schema", "json_schema": {"name",
+// "description", "schema", "strict"}}, which turns it on too and gives m the schema, as it
+// came, its name and its description, in the context of its request
+// ([github.com/cadrehq/cadre/pkg/model.OutputSchemaOf]), beside tools or not. A choice of m's
+// response that carries a refusal (its GenerationInfo under model.RefusalInfo, which an
+// llmtest.Reply's Refusal sets) is rendered as the API renders one: message.refusal with a
+// null content, or delta.refusal chunks when streamed, the finish reason "stop".
+//
 // Requests the real API rejects get a 400 with its error JSON and never reach m: a missing
 // model, no messages, a reasoning_effort other than none, minimal, low, medium, high and xhigh,
 // a tool whose type is not "function", whose name is not
 // ^[a-zA-Z0-9_-]{1,64}$ or whose parameters are not an object schema, an assistant message's
 // tool calls not each answered by a tool message before the next other message, a tool
 // message answering no call of the assistant message before it, a tool message whose content
-// is not a string or a single text part.
+// is not a string or a single text part; a response_format of another type, a json_object
+// one whose messages never say "json", a json_schema one without a name of at most 64
+// letters, digits, '_' and '-', without a schema, or whose schema is not an object schema;
+// and with strict true, a schema outside the subset strict mode takes (param
+// "response_format", code "invalid_json_schema"): an object whose additionalProperties is not
+// false or whose required does not list each of its properties, a keyword strict mode does
+// not permit (minLength, maxLength, allOf, not, if, uniqueItems, default...). The fake takes
+// json_schema whatever the model, as it also stands for Azure OpenAI and the compatible APIs.
 func NewOpenAI(m llms.Model, opts ...Option) *Server {
 	return newServer(&openAIAPI{model: m}, opts)
 }
@@ -55,17 +71,15 @@ type oaRequest struct {
 	StreamOptions *struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
-	Temperature         *float64        `json:"temperature"`
-	TopP                *float64        `json:"top_p"`
-	MaxTokens           int             `json:"max_tokens"`
-	MaxCompletionTokens int             `json:"max_completion_tokens"`
-	N                   int             `json:"n"`
-	Stop                json.RawMessage `json:"stop"`
-	Seed                *int            `json:"seed"`
-	ResponseFormat      *struct {
-		Type string `json:"type"`
-	} `json:"response_format"`
-	ReasoningEffort *string `json:"reasoning_effort"` // null as absent
+	Temperature         *float64          `json:"temperature"`
+	TopP                *float64          `json:"top_p"`
+	MaxTokens           int               `json:"max_tokens"`
+	MaxCompletionTokens int               `json:"max_completion_tokens"`
+	N                   int               `json:"n"`
+	Stop                json.RawMessage   `json:"stop"`
+	Seed                *int              `json:"seed"`
+	ResponseFormat      *oaResponseFormat `json:"response_format"`
+	ReasoningEffort     *string           `json:"reasoning_effort"` // null as absent
 }
 
 type oaMessage struct {
@@ -164,6 +178,7 @@ type oaChunkChoice struct {
 type oaDelta struct {
 	Role      string        `json:"role,omitempty"`
 	Content   *string       `json:"content,omitempty"`
+	Refusal   *string       `json:"refusal,omitempty"`
 	ToolCalls []oaDeltaCall `json:"tool_calls,omitempty"`
 }
 
@@ -279,6 +294,9 @@ func (a *openAIAPI) serve(w http.ResponseWriter, r *http.Request, body []byte) *
 	if e != nil {
 		return e
 	}
+	if req.ResponseFormat != nil && req.ResponseFormat.Type == "json_object" && !mentionsJSON(msgs) {
+		return noJSONWord()
+	}
 	resp, e := generate(r.Context(), a.model, msgs, opts)
 	if e != nil {
 		return e
@@ -293,7 +311,9 @@ func (a *openAIAPI) serve(w http.ResponseWriter, r *http.Request, body []byte) *
 		Usage: openAIUsage(resp), SystemFingerprint: "fp_providertest"}
 	for i, c := range resp.Choices {
 		msg := oaOutMessage{Role: "assistant", ToolCalls: openAICalls(c.ToolCalls)}
-		if c.Content != "" {
+		if refusal := refusalOf(c); refusal != "" {
+			msg.Refusal = &refusal
+		} else if c.Content != "" {
 			msg.Content = &c.Content
 		}
 		out.Choices = append(out.Choices, oaChoice{Index: i, Message: msg, Logprobs: jsonNull, FinishReason: finishReason(c)})
@@ -318,8 +338,12 @@ func (r *oaRequest) callOptions() (*callOptions, *apiError) {
 		return nil, invalidParam(fmt.Sprintf("Invalid value: '%s'. Supported values are: 'none', 'minimal', 'low', 'medium', 'high', and 'xhigh'.", *e),
 			"reasoning_effort", "invalid_value")
 	}
+	output, jsonMode, e := r.responseFormat()
+	if e != nil {
+		return nil, e
+	}
 	o := &callOptions{model: r.Model, maxTokens: r.MaxCompletionTokens, temperature: r.Temperature,
-		topP: r.TopP, seed: r.Seed, n: r.N, jsonMode: r.ResponseFormat != nil && r.ResponseFormat.Type == "json_object"}
+		topP: r.TopP, seed: r.Seed, n: r.N, jsonMode: jsonMode, output: output}
 	if o.maxTokens == 0 {
 		o.maxTokens = r.MaxTokens
 	}
@@ -620,8 +644,9 @@ func openAIUsage(resp *llms.ContentResponse) oaUsage {
 }
 
 // streamOpenAI sends resp as the API streams: for each choice a chunk with the role, chunks
-// of text, for each tool call a chunk with its ID and name then chunks of its arguments, and
-// a chunk with the finish reason; then the usage when asked for, and [DONE].
+// of text (of refusal, for a choice that refuses), for each tool call a chunk with its ID and
+// name then chunks of its arguments, and a chunk with the finish reason; then the usage when
+// asked for, and [DONE].
 func streamOpenAI(w http.ResponseWriter, id, model string, created int64, resp *llms.ContentResponse, includeUsage bool) {
 	const size = 16 // bytes of text or arguments per chunk
 	s := startSSE(w)
@@ -632,9 +657,16 @@ func streamOpenAI(w http.ResponseWriter, id, model string, created int64, resp *
 	delta := func(i int, d oaDelta) { send([]oaChunkChoice{{Index: i, Delta: d, Logprobs: jsonNull}}, nil) }
 	for i, c := range resp.Choices {
 		empty := ""
-		delta(i, oaDelta{Role: "assistant", Content: &empty})
-		for _, p := range pieces(c.Content, size) {
-			delta(i, oaDelta{Content: &p})
+		if refusal := refusalOf(c); refusal != "" {
+			delta(i, oaDelta{Role: "assistant", Refusal: &empty})
+			for _, p := range pieces(refusal, size) {
+				delta(i, oaDelta{Refusal: &p})
+			}
+		} else {
+			delta(i, oaDelta{Role: "assistant", Content: &empty})
+			for _, p := range pieces(c.Content, size) {
+				delta(i, oaDelta{Content: &p})
+			}
 		}
 		for j, call := range openAICalls(c.ToolCalls) {
 			first := oaDeltaCall{Index: j, ID: call.ID, Type: call.Type}

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	cmodel "github.com/cadrehq/cadre/pkg/model"
 	"github.com/tmc/langchaingo/llms"
 )
 
@@ -375,6 +376,7 @@ type callOptions struct {
 	jsonMode       bool
 	tools          []llms.Tool
 	toolChoice     any
+	output         *cmodel.OutputSchema // the structured-output field, handed to the model in its context
 }
 
 func (c *callOptions) options() []llms.CallOption {
@@ -456,8 +458,10 @@ func appendUserTurn(msgs []llms.MessageContent, parts []llms.ContentPart) []llms
 	return msgs
 }
 
-// generate asks m, turning its failure or empty answer into a 500.
+// generate asks m, with the request's output schema in ctx, turning its failure or empty
+// answer into a 500.
 func generate(ctx context.Context, m llms.Model, msgs []llms.MessageContent, opts *callOptions) (*llms.ContentResponse, *apiError) {
+	ctx = cmodel.WithOutputSchema(ctx, opts.output)
 	resp, err := m.GenerateContent(ctx, msgs, opts.options()...)
 	if err != nil {
 		return nil, modelError(err)
