@@ -41,7 +41,7 @@ type Shape struct {
 	// schema, with its strict form when strict providers take it; nil for a Text O.
 	Native *model.OutputSchema
 	// strictOK: the strict form is one strict providers take: every object closed (a map's
-	// open additionalProperties is refused there).
+	// open additionalProperties is refused there), and no keyword their strict mode refuses.
 	strictOK  bool
 	finalHint string // final_result's schema, as a call's correction quotes it
 
@@ -67,7 +67,7 @@ func For[O any]() (*Shape, error) {
 		}
 		out.Wrapped = true
 	}
-	out.strictOK = out.Final.StrictClosed()
+	out.strictOK = out.Final.StrictClosed() && !out.Final.Uses(strictRefused...)
 	out.finalHint = compact(out.Final.JSON())
 	out.Native = &model.OutputSchema{Name: schemaName(t), Schema: out.Final.JSON()}
 	if out.strictOK {
@@ -76,6 +76,14 @@ func For[O any]() (*Shape, error) {
 	out.Prompt = "Answer with only a JSON value that matches this JSON Schema, without any other text:\n" + string(s.JSON())
 	return out, nil
 }
+
+// strictRefused are the keywords OpenAI's strict mode (of tools and of response_format) refuses
+// wherever they are: those its guide lists as unsupported, and those it has been seen to refuse
+// ("'minLength' is not permitted."). It takes pattern, format, the numeric bounds, minItems and
+// maxItems. A schema with one of these goes without strict.
+var strictRefused = []string{"allOf", "not", "if", "then", "else", "dependentRequired", "dependentSchemas",
+	"patternProperties", "unevaluatedProperties", "unevaluatedItems", "propertyNames", "minProperties", "maxProperties",
+	"contains", "minContains", "maxContains", "uniqueItems", "minLength", "maxLength", "default"}
 
 // schemaName names O's schema for an API that wants a name (OpenAI's json_schema.name, of
 // letters, digits, '_' and '-', at most 64): its Go type's name when it is one such, else

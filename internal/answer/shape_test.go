@@ -148,3 +148,48 @@ func TestTexts(t *testing.T) {
 		}
 	}
 }
+
+type named struct {
+	Name string `json:"name" jsonschema:"minLength=2"`
+}
+
+// TestStrictOnlyInTheSubset: the strict form goes (as a tool, and in the native schema) only
+// when strict mode takes every keyword of the type: minLength it refuses, a map too.
+func TestStrictOnlyInTheSubset(t *testing.T) {
+	strictModel := model.Model{Name: "m", StrictTools: true}
+	for _, tc := range []struct {
+		shape  *answer.Shape
+		strict bool
+	}{
+		{mustShape[city](t), true},
+		{mustShape[named](t), false},
+		{mustShape[counts](t), false},
+	} {
+		if got := tc.shape.SendsStrict(strictModel); got != tc.strict {
+			t.Errorf("%s: SendsStrict = %v", tc.shape.Final.JSON(), got)
+		}
+		if got := tc.shape.Native.Strict != nil; got != tc.strict {
+			t.Errorf("%s: native strict form %v", tc.shape.Final.JSON(), got)
+		}
+		if tc.shape.Native.Schema == nil || tc.shape.Native.Name == "" {
+			t.Errorf("%s: native schema %+v", tc.shape.Final.JSON(), tc.shape.Native)
+		}
+	}
+	if got := mustShape[city](t).Native.Name; got != "city" {
+		t.Errorf("the schema of city is named %q", got)
+	}
+	if got := mustShape[[]string](t).Native.Name; got != "output" {
+		t.Errorf("the schema of []string is named %q", got)
+	}
+}
+
+// TestPartialTakesWhatMayGrowIntoAnAnswer: a document missing required members may still
+// become an answer; one with a member of the wrong type may not.
+func TestPartialTakesWhatMayGrowIntoAnAnswer(t *testing.T) {
+	s := mustShape[named](t)
+	for doc, want := range map[string]bool{`{}`: true, `{"name":"a"}`: false, `{"name":"ab"}`: true, `{"name":3}`: false} {
+		if got := s.Partial([]byte(doc)); got != want {
+			t.Errorf("Partial(%s) = %v; want %v", doc, got, want)
+		}
+	}
+}

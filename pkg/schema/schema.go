@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -165,3 +166,31 @@ func (s *Schema) Properties() []string {
 // IsObject reports whether the root of the document has "type": "object", as tool APIs require
 // of a tool's arguments.
 func (s *Schema) IsObject() bool { return s.object }
+
+// Uses reports whether a schema of the document, at any depth ($defs included), has one of
+// keywords: for an API that takes a subset of JSON Schema, such as OpenAI's strict mode, which
+// refuses minLength. Property names are not keywords: a property named "default" is not one.
+func (s *Schema) Uses(keywords ...string) bool {
+	tree, err := ojson.Parse(s.doc)
+	if err != nil {
+		return false // not reached: the document was encoded from a tree
+	}
+	found := false
+	var walk func(v any) any
+	walk = func(v any) any {
+		o, ok := v.(*ojson.Object)
+		if !ok || found {
+			return v
+		}
+		for _, m := range o.Members {
+			if slices.Contains(keywords, m.Key) {
+				found = true
+				return v
+			}
+		}
+		eachSubschema(o, walk)
+		return v
+	}
+	walk(tree)
+	return found
+}

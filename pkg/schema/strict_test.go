@@ -202,3 +202,16 @@ func TestProperties(t *testing.T) {
 		t.Errorf("Properties of a string schema = %q; want none", s.Properties())
 	}
 }
+
+func TestUsesFindsKeywordsNotPropertyNames(t *testing.T) {
+	s, err := schema.Compile([]byte(`{"type":"object","properties":{"default":{"type":"string"},"items":{"type":"array","items":{"$ref":"#/$defs/n"}}},"$defs":{"n":{"type":"string","minLength":2}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Uses("minLength") {
+		t.Error("minLength in $defs not found")
+	}
+	if s.Uses("default", "maxLength") {
+		t.Error("a property named default was taken for the keyword")
+	}
+}
