@@ -9,17 +9,23 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+
+	"github.com/cadrehq/cadre/pkg/model"
 )
 
 // bodyEdit is what one model's transport writes into the JSON bodies of its chat requests:
-// the settings of llm.yaml that langchaingo's clients (v0.1.14) cannot send. The openai
-// client never writes reasoning_effort (openaillm.go leaves it commented out); the anthropic
-// client writes the system prompt as a string and tools without cache_control, and thinking
-// only for the model names it knows (not claude-haiku-4-5, say).
+// the settings of llm.yaml that langchaingo's clients (v0.1.14) cannot send, and the output
+// schema a request's context carries (model.OutputSchemaOf), which no client sends. The
+// openai client never writes reasoning_effort (openaillm.go leaves it commented out); the
+// anthropic client writes the system prompt as a string and tools without cache_control, and
+// thinking only for the model names it knows (not claude-haiku-4-5, say).
 //
 // The transport applies the edit once, before the first attempt, and sends the edited body
-// again on a retry. The entry point is apply; each API has its function (openAI, anthropic).
-// A nil *bodyEdit edits nothing: the transport then neither decodes nor encodes a body.
+// again on a retry. The entry point is apply; each API has its function (openAI, anthropic,
+// gemini). A model's settings edit every chat request; a request that carries an output
+// schema is edited even when the model has no settings, and one without is then sent as the
+// client wrote it, byte for byte. A nil *bodyEdit, a type's without an API, edits nothing:
+// the transport then neither decodes nor encodes a body.
 type bodyEdit struct {
 	api API
 	// OpenAIAPI
@@ -33,11 +39,13 @@ type bodyEdit struct {
 }
 
 // newBodyEdit returns the edit of spec's settings for requests of t's API, with the type's own
-// rewrite of the body, or nil when there is nothing to edit.
+// rewrite of the body, or nil for a type without an API.
 func newBodyEdit(t ProviderType, spec *modelSpec) *bodyEdit {
-	api := t.API
-	e := &bodyEdit{api: api}
-	switch api {
+	if t.API == "" {
+		return nil
+	}
+	e := &bodyEdit{api: t.API, service: t.body}
+	switch t.API {
 	case OpenAIAPI:
 		e.reasoningEffort = spec.reasoningEffort
 	case AnthropicAPI:
@@ -46,11 +54,13 @@ func newBodyEdit(t ProviderType, spec *modelSpec) *bodyEdit {
 		}
 		e.promptCache = spec.promptCache
 	}
-	if e.reasoningEffort == "" && e.thinkingBudget == 0 && !e.promptCache && t.body == nil {
-		return nil
-	}
-	e.service = t.body
 	return e
+}
+
+// settings reports whether e edits every chat request: the model has settings to write, or
+// its type rewrites the body.
+func (e *bodyEdit) settings() bool {
+	return e.reasoningEffort != "" || e.thinkingBudget > 0 || e.promptCache || e.service != nil
 }
 
 // thinks reports whether e turns extended thinking on; false for a nil e.
@@ -59,17 +69,23 @@ func (e *bodyEdit) thinks() bool { return e != nil && e.thinkingBudget > 0 }
 // thinking returns the conversation of req when e thinks and req is one of its chat requests
 // sent by the factory's client (see thinkingCall); nil otherwise.
 func (e *bodyEdit) thinking(req *http.Request) *thinkingCall {
-	if !e.thinks() || !e.applies(req) {
+	if !e.thinks() || !e.chat(req) {
 		return nil
 	}
 	return thinkingOf(req.Context())
 }
 
-// applies reports whether req is a chat request of e's API, whose body e edits: a POST of
-// JSON to the API's chat endpoint, .../chat/completions (OpenAI's, Azure's deployments
-// included) or .../messages (Anthropic's). Never a GET, nor another endpoint (embeddings,
-// models, count_tokens). False for a nil e.
+// applies reports whether e edits req: a chat request of e's API, when e has settings or req
+// carries an output schema. False for a nil e.
 func (e *bodyEdit) applies(req *http.Request) bool {
+	return e.chat(req) && (e.settings() || model.OutputSchemaOf(req.Context()) != nil)
+}
+
+// chat reports whether req is a chat request of e's API: a POST of JSON to the API's chat
+// endpoint, .../chat/completions (OpenAI's, Azure's deployments included), .../messages
+// (Anthropic's), or ...:generateContent and ...:streamGenerateContent (Gemini's). Never a
+// GET, nor another endpoint (embeddings, models, count_tokens). False for a nil e.
+func (e *bodyEdit) chat(req *http.Request) bool {
 	if e == nil || req.Method != http.MethodPost || req.Body == nil || req.Body == http.NoBody {
 		return false
 	}
@@ -82,24 +98,29 @@ func (e *bodyEdit) applies(req *http.Request) bool {
 		return strings.HasSuffix(path, "/chat/completions")
 	case AnthropicAPI:
 		return strings.HasSuffix(path, "/messages")
+	case GeminiAPI:
+		return strings.HasSuffix(path, ":generateContent") || strings.HasSuffix(path, ":streamGenerateContent")
 	}
 	return false
 }
 
 // apply returns body, the JSON object of a chat request of e's API, with e's settings
-// written in, and, for a thinking model's request, its messages written from the conversation
-// (thinking, from thinking; nil otherwise). Every member it does not edit keeps its place and
-// its bytes; a member it adds goes last. Streamed requests ("stream": true) are edited alike.
-func (e *bodyEdit) apply(body []byte, thinking *thinkingCall) ([]byte, error) {
+// written in, with schema (nil for none) in the API's field for an output schema, and, for a
+// thinking model's request, its messages written from the conversation (thinking, from
+// thinking; nil otherwise). Every member it does not edit keeps its place and its bytes; a
+// member it adds goes last. Streamed requests ("stream": true) are edited alike.
+func (e *bodyEdit) apply(body []byte, thinking *thinkingCall, schema *model.OutputSchema) ([]byte, error) {
 	o, err := parseObject(body)
 	if err != nil {
 		return nil, fmt.Errorf("the request body is not a JSON object: %w", err)
 	}
 	switch e.api {
 	case OpenAIAPI:
-		e.openAI(&o)
+		err = e.openAI(&o, schema)
 	case AnthropicAPI:
-		err = e.anthropic(&o, thinking)
+		err = e.anthropic(&o, thinking, schema)
+	case GeminiAPI:
+		err = geminiOutput(&o, schema)
 	}
 	if err != nil {
 		return nil, err
@@ -107,15 +128,21 @@ func (e *bodyEdit) apply(body []byte, thinking *thinkingCall) ([]byte, error) {
 	return o.marshal(), nil
 }
 
-// openAI writes the reasoning effort, which OpenAI's reasoning models take, then puts the
-// body in the form the service takes.
-func (e *bodyEdit) openAI(o *object) {
+// openAI writes the reasoning effort, which OpenAI's reasoning models take, and the output
+// schema (see openAIOutput), then puts the body in the form the service takes.
+func (e *bodyEdit) openAI(o *object, schema *model.OutputSchema) error {
 	if e.reasoningEffort != "" {
 		o.set("reasoning_effort", jsonString(e.reasoningEffort))
+	}
+	if schema != nil {
+		if err := openAIOutput(o, schema); err != nil {
+			return err
+		}
 	}
 	if e.service != nil {
 		e.service(o)
 	}
+	return nil
 }
 
 // ephemeral is Anthropic's cache breakpoint: the prefix up to and including the block that
@@ -138,7 +165,14 @@ const ephemeral = `{"type":"ephemeral"}`
 // the tools, then the system prompt, then the messages, so the two breakpoints cache every
 // tool and the whole system prompt. A request without tools or system prompt has nothing to
 // mark there.
-func (e *bodyEdit) anthropic(o *object, thinking *thinkingCall) error {
+//
+// The output schema goes in output_config (see anthropicOutput).
+func (e *bodyEdit) anthropic(o *object, thinking *thinkingCall, schema *model.OutputSchema) error {
+	if schema != nil {
+		if err := anthropicOutput(o, schema); err != nil {
+			return err
+		}
+	}
 	if e.thinkingBudget > 0 {
 		on := true
 		if thinking != nil {

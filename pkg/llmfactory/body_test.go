@@ -75,7 +75,7 @@ func TestBodyEditApply(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := tc.edit.apply([]byte(tc.in), nil)
+			got, err := tc.edit.apply([]byte(tc.in), nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -99,7 +99,7 @@ func TestBodyEditApplyErrors(t *testing.T) {
 		{`{"tools":[1]}`, "tools: item 0 is not an object"},
 		{`{"system":3}`, "system: not a list"},
 	} {
-		if _, err := cache.apply([]byte(tc.in), nil); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := cache.apply([]byte(tc.in), nil, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("apply(%s) error = %v; want one saying %q", tc.in, err, tc.want)
 		}
 	}
@@ -114,8 +114,11 @@ func TestNewBodyEdit(t *testing.T) {
 		spec *modelSpec
 		want *bodyEdit
 	}{
-		{OpenAIAPI, &modelSpec{}, nil},
-		{AnthropicAPI, &modelSpec{}, nil},
+		// A type of an API gets an edit without settings, for the requests that carry an
+		// output schema; a type without one gets none.
+		{OpenAIAPI, &modelSpec{}, &bodyEdit{api: OpenAIAPI}},
+		{AnthropicAPI, &modelSpec{}, &bodyEdit{api: AnthropicAPI}},
+		{GeminiAPI, full, &bodyEdit{api: GeminiAPI}},
 		{"", full, nil},
 		{OpenAIAPI, full, &bodyEdit{api: OpenAIAPI, reasoningEffort: "low"}},
 		{AnthropicAPI, full, &bodyEdit{api: AnthropicAPI, thinkingBudget: 2048, promptCache: true}},
@@ -280,7 +283,7 @@ func BenchmarkBodyEdit(b *testing.B) {
 	e := &bodyEdit{api: AnthropicAPI, thinkingBudget: 2048, promptCache: true}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := e.apply(body, nil); err != nil {
+		if _, err := e.apply(body, nil, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -81,6 +81,9 @@ type modelSpec struct {
 	reasoningEffort string // OpenAIAPI: one of reasoningEfforts; "" when not set
 	thinkingBudget  *int   // AnthropicAPI: extended thinking's budget_tokens
 	promptCache     bool   // AnthropicAPI: mark the tools and the system prompt for caching
+	// output is the output key: how the model is asked for structured output (Model.Output);
+	// OutputUnknown when not set. The parser checks native against the provider's type.
+	output model.OutputForm
 	// missing names the ${VAR}s, unset and without a default, in the model's values: the
 	// model cannot be used (the field they were in is left unset).
 	missing []string
@@ -127,7 +130,7 @@ var (
 	providerKeys = []string{"type", "api_key", "base_url", "api_version", "timeout", "region"}
 	modelKeys    = []string{"provider", "model", "temperature", "max_tokens", "top_p", "top_k",
 		"stop", "seed", "frequency_penalty", "presence_penalty", "json",
-		"reasoning_effort", "thinking_budget", "prompt_cache"}
+		"reasoning_effort", "thinking_budget", "prompt_cache", "output"}
 	retryKeys = []string{"max_attempts", "initial_backoff", "max_backoff"}
 )
 
@@ -425,9 +428,16 @@ func (p *parser) model(cfg *fileConfig, e yamlconf.Entry, providersOK bool) *mod
 			ms.thinkingBudget = p.Integer(v, minThinkingBudget, maxThinkingBudget, "4096")
 		case "prompt_cache":
 			ms.promptCache = p.Bool(v)
+		case "output":
+			if f, err := model.ParseOutputForm(v.Text); err == nil {
+				ms.output = f
+			} else {
+				p.Errorf(v.Node, v.Path, "%s is not an output form: use native, tool or prompted", v.Quoted())
+			}
 		}
 	}
 	p.apiSettings(cfg, ms, given)
+	p.outputKey(cfg, ms, given)
 	if provState == yamlconf.Absent {
 		p.Errorf(e.KeyNode, path, "missing provider (one of: %s)", list(keys(cfg.providers)))
 	}
@@ -492,6 +502,23 @@ func (p *parser) apiSettings(cfg *fileConfig, ms *modelSpec, given map[string]ya
 	}
 }
 
+// outputKey checks a model's output: native against the type of its provider, which must
+// write an output schema into its requests (a type with an API, or with
+// ProviderType.OutputSchema), unsetting it if not. given holds the keys the model writes.
+func (p *parser) outputKey(cfg *fileConfig, ms *modelSpec, given map[string]yamlconf.Value) {
+	prov := cfg.providers[ms.provider]
+	v, ok := given["output"]
+	if !ok || ms.output != model.NativeOutput || prov == nil || prov.typ == "" {
+		return
+	}
+	if t := p.types[prov.typ]; t.API != "" || t.OutputSchema != "" {
+		return
+	}
+	ms.output = model.OutputUnknown
+	p.Errorf(v.Node, v.Path, "native output needs a client that writes the output schema into its requests (types: %s), and provider %q is of type %s: "+
+		"use tool or prompted", p.typeList(func(t ProviderType) bool { return t.API != "" || t.OutputSchema != "" }), prov.name, prov.typ)
+}
+
 // apiName names api in an error.
 func apiName(api API) string {
 	switch api {
@@ -499,6 +526,8 @@ func apiName(api API) string {
 		return "OpenAI's API"
 	case AnthropicAPI:
 		return "Anthropic's API"
+	case GeminiAPI:
+		return "Google's Gemini API"
 	}
 	return string(api)
 }

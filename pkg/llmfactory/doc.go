@@ -42,6 +42,17 @@
 // that the file does not list uses default; with no default it is an error, never a silent
 // substitute.
 //
+// # Structured output
+//
+// Each model's model.Model.Output says how it is best asked for typed output: its output key
+// (native, tool or prompted), else native where model.NativeOutputFor knows the model takes
+// a schema and its client can send one. A request whose context carries a schema
+// (model.WithOutputSchema) gets it in its API's own field, written by the model's transport:
+// OpenAI's response_format, Anthropic's output_config, Gemini's responseJsonSchema. A schema
+// Anthropic does not take, and a 400 that names the schema, fail the request with an error
+// that wraps model.ErrOutputSchema; OpenAI's refusals, which langchaingo's client drops, reach
+// model.Read under model.RefusalInfo.
+//
 // # Environment variables
 //
 // Any value may hold ${VAR} or ${VAR:-default} ($$ is a literal $), expanded before the value

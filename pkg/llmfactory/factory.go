@@ -1,6 +1,7 @@
 package llmfactory
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -95,9 +96,11 @@ type ProviderType struct {
 	StrictTools bool
 	// API is the wire dialect of the client's requests: OpenAIAPI for a client that speaks
 	// OpenAI's Chat Completions (langchaingo's openai client, whatever the server), AnthropicAPI
-	// for Anthropic's Messages; "" for any other. llm.yaml's reasoning_effort is for models of
-	// an OpenAIAPI type, thinking_budget and prompt_cache for those of an AnthropicAPI type; the
-	// factory writes them into the JSON bodies of the model's requests.
+	// for Anthropic's Messages, GeminiAPI for Gemini's generateContent in REST's JSON; "" for
+	// any other. llm.yaml's reasoning_effort is for models of an OpenAIAPI type,
+	// thinking_budget and prompt_cache for those of an AnthropicAPI type; the factory writes
+	// them into the JSON bodies of the model's requests, and with them the output schema a
+	// request's context carries (model.OutputSchemaOf), in the API's field for it.
 	API API
 	// NeedsBaseURL makes a provider of the type without base_url an error when the file is
 	// read: the type has no address of its own (azure's is the resource's endpoint).
@@ -114,6 +117,23 @@ type ProviderType struct {
 	// Regional: the type's providers take llm.yaml's region key (bedrock's do). A region
 	// given to a provider of another type is an error at first use.
 	Regional bool
+	// OutputSchema is, for a type without an API whose client writes a request's output schema
+	// (model.OutputSchemaOf) into its requests itself, the API whose field it writes it in:
+	// bedrock's writes Anthropic's output_config (AnthropicOutputFormat), since its requests
+	// are signed and the factory's transport cannot edit them. The factory checks the schema
+	// against that API's limits before the request goes. "" for a type with an API, whose
+	// requests the factory's transport writes the schema into, and for a type that takes
+	// none: llm.yaml's output: native is an error for a model of a type with neither.
+	OutputSchema API
+}
+
+// OutputSchemaSupporter is implemented by a client of a type with ProviderType.OutputSchema
+// that writes an output schema for some of its models only, as bedrock's writes it for
+// Anthropic's models only. A model whose client reports false takes no output schema: its
+// model.Model is never NativeOutput, and llm.yaml's output: native is an error for it at
+// first use.
+type OutputSchemaSupporter interface {
+	SupportsOutputSchema() bool
 }
 
 // Provider is one provider of llm.yaml, as a ProviderType's New receives it.
@@ -296,10 +316,21 @@ func (f *Factory) newModel(spec *modelSpec) (model.Model, error) {
 	if ts, ok := llm.(model.ToolSupporter); ok && !ts.SupportsTools() {
 		noTools = true // a client that takes tools for some of its models only, as bedrock's does
 	}
+	schemaAPI := cmp.Or(t.API, t.OutputSchema)
+	if s, ok := llm.(OutputSchemaSupporter); ok && !s.SupportsOutputSchema() {
+		schemaAPI = ""
+	}
+	if spec.output == model.NativeOutput && schemaAPI == "" {
+		if closer, ok := llm.(io.Closer); ok {
+			closer.Close()
+		}
+		return model.Model{}, fmt.Errorf("llmfactory: model %q (%s): output: native, and its client writes no output schema for model %s: "+
+			"set output to tool or prompted", spec.name, spec.pos, spec.model)
+	}
 	// The provider's defaults first, such as anthropic's output token limit (its client's own
 	// cuts long answers short), so that the file's settings override them.
 	opts := append(facts.CallOptions(), spec.callOptions()...)
-	c := &client{llm: llm, provider: p.name, model: spec.name, scrub: tr.scrub}
+	c := &client{llm: llm, provider: p.name, model: spec.name, scrub: tr.scrub, schemaAPI: schemaAPI, refusals: t.API == OpenAIAPI}
 	shape := t.Shape
 	if edit.thinks() { // the client shapes the conversation, and sends the thinking back
 		c.thinking, c.shape, shape = true, t.Shape, model.ShapeKeep
@@ -313,7 +344,23 @@ func (f *Factory) newModel(spec *modelSpec) (model.Model, error) {
 		Options:     opts,
 		NoTools:     noTools,
 		Shape:       shape,
+		Output:      outputForm(spec, schemaAPI, provider, p.typ != "openai" || ownAPI),
 	}, nil
+}
+
+// outputForm is how the model of spec is best asked for structured output: its output key,
+// else NativeOutput when its client writes an output schema (in schemaAPI's field) and the
+// provider's table knows the model takes one (model.NativeOutputFor), else OutputUnknown.
+// known is false for a server that copies the API of the provider it is named after (type
+// openai at another base_url), whose models the table does not describe.
+func outputForm(spec *modelSpec, schemaAPI API, provider string, known bool) model.OutputForm {
+	if spec.output != model.OutputUnknown {
+		return spec.output
+	}
+	if schemaAPI != "" && known && model.NativeOutputFor(provider, spec.model) {
+		return model.NativeOutput
+	}
+	return model.OutputUnknown
 }
 
 func isOpenAI(baseURL string) bool {
@@ -397,22 +444,43 @@ type client struct {
 	// original, and hands the answer's thinking blocks to model.Read (see thinking.go).
 	thinking bool
 	shape    model.Shape
+	// schemaAPI is the API whose field a request's output schema goes in, checked against
+	// that API's limits before the request goes (see checkOutputSchema); "" for a type that
+	// takes none.
+	schemaAPI API
+	// refusals: the client's transport reads the refusals of OpenAI's API (see refusal.go),
+	// which the client hands to model.Read.
+	refusals bool
 }
 
 func (c *client) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
+	schema := model.OutputSchemaOf(ctx)
+	if schema != nil && c.schemaAPI != "" {
+		if err := checkOutputSchema(c.schemaAPI, schema); err != nil {
+			return nil, outputSchemaError(c.provider, c.model, err)
+		}
+	}
 	var f failure
 	var tc *thinkingCall
 	if c.thinking {
 		tc = &thinkingCall{msgs: msgs}
 		ctx, msgs = withThinking(ctx, tc), c.shape.Wire(msgs)
 	}
+	var rc *refusalCall
+	if c.refusals {
+		rc = &refusalCall{}
+		ctx = withRefusal(ctx, rc)
+	}
 	resp, err := c.llm.GenerateContent(withFailure(ctx, &f), msgs, opts...)
 	if err == nil {
-		if rs := tc.reasoning(); rs != nil && len(resp.Choices) > 0 && resp.Choices[0] != nil {
-			if resp.Choices[0].GenerationInfo == nil {
-				resp.Choices[0].GenerationInfo = map[string]any{}
+		if len(resp.Choices) > 0 && resp.Choices[0] != nil {
+			first := resp.Choices[0]
+			if rs := tc.reasoning(); rs != nil {
+				info(first)[model.ReasoningInfo] = rs
 			}
-			resp.Choices[0].GenerationInfo[model.ReasoningInfo] = rs
+			if r := rc.refusal(); r != "" {
+				info(first)[model.RefusalInfo] = r
+			}
 		}
 		return resp, nil
 	}
@@ -420,7 +488,11 @@ func (c *client) GenerateContent(ctx context.Context, msgs []llms.MessageContent
 		return nil, ctx.Err()
 	}
 	if f.noted && (f.status != 0 || f.transient) {
-		return nil, &model.ProviderError{Provider: c.provider, Model: c.model, Status: f.status, Message: f.message}
+		pe := &model.ProviderError{Provider: c.provider, Model: c.model, Status: f.status, Message: f.message}
+		if schema != nil && refusedForSchema(f.status, f.message) {
+			pe.Err = model.ErrOutputSchema
+		}
+		return nil, pe
 	}
 	if f.noted { // a configuration error, such as a host that does not exist: no fallback
 		return nil, &clientError{msg: fmt.Sprintf("provider %q, model %q: %s (check the provider's base_url)", c.provider, c.model, f.message), err: f.cause}
@@ -433,6 +505,14 @@ func (c *client) GenerateContent(ctx context.Context, msgs []llms.MessageContent
 			Message: "its answer could not be read: " + c.scrub(err.Error())}
 	}
 	return nil, &clientError{msg: fmt.Sprintf("provider %q, model %q: %s", c.provider, c.model, c.scrub(err.Error())), err: err}
+}
+
+// info returns the GenerationInfo of ch, made if it has none.
+func info(ch *llms.ContentChoice) map[string]any {
+	if ch.GenerationInfo == nil {
+		ch.GenerationInfo = map[string]any{}
+	}
+	return ch.GenerationInfo
 }
 
 // clientError is an error of the client itself, its text without the key; errors.Is and As

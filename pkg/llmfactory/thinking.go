@@ -1,12 +1,10 @@
 package llmfactory
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"io"
 	"net/http"
 	"sort"
 	"strings"
@@ -181,16 +179,10 @@ func loopGoesOn(msgs []anMessage) bool {
 func thinkingResponse(resp *http.Response, c *thinkingCall) {
 	c.blocks = map[int]*model.Reasoning{}
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		resp.Body = &thinkingStream{ReadCloser: resp.Body, r: bufio.NewReader(resp.Body), c: c}
+		resp.Body = newLineStream(resp.Body, func(line []byte) []byte { return thinkingLine(c, line) })
 		return
 	}
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil {
-		resp.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), errReader{err}))
-		return
-	}
-	resp.Body = io.NopCloser(bytes.NewReader(readThinking(body, c)))
+	rewrite(resp, func(body []byte) []byte { return readThinking(body, c) })
 }
 
 type errReader struct{ err error }
@@ -252,37 +244,10 @@ func reasoningOf(b anBlock) (*model.Reasoning, bool) {
 	return nil, false
 }
 
-// thinkingStream is a streamed answer read line by line on its way to langchaingo's client:
-// it notes the thinking blocks with their deltas and signatures, and turns the start of a
-// redacted block into the start of an empty thinking block.
-type thinkingStream struct {
-	io.ReadCloser
-	r    *bufio.Reader
-	c    *thinkingCall
-	out  []byte // processed, not yet read
-	err  error
-	done bool
-}
-
-func (s *thinkingStream) Read(p []byte) (int, error) {
-	for len(s.out) == 0 && !s.done {
-		line, err := s.r.ReadBytes('\n')
-		s.out = s.line(line)
-		if err != nil {
-			s.done, s.err = true, err
-		}
-	}
-	if len(s.out) == 0 {
-		return 0, s.err
-	}
-	n := copy(p, s.out)
-	s.out = s.out[n:]
-	return n, nil
-}
-
-// line notes what one line of the stream says of thinking, and returns it as the client is
-// to read it.
-func (s *thinkingStream) line(line []byte) []byte {
+// thinkingLine notes what one line of a streamed answer says of thinking in c, and returns
+// it as the client is to read it: the start of a redacted block as the start of an empty
+// thinking block.
+func thinkingLine(c *thinkingCall, line []byte) []byte {
 	data, ok := bytes.CutPrefix(line, []byte("data:"))
 	if !ok {
 		return line
@@ -303,14 +268,14 @@ func (s *thinkingStream) line(line []byte) []byte {
 	switch ev.Type {
 	case "content_block_start":
 		if r, ok := reasoningOf(ev.ContentBlock); ok {
-			s.c.blocks[ev.Index] = r
+			c.blocks[ev.Index] = r
 		}
 		if ev.ContentBlock.Type == "redacted_thinking" {
 			start, _ := json.Marshal(map[string]any{"type": "content_block_start", "index": ev.Index, "content_block": emptyThinking})
 			return append(append([]byte("data: "), start...), '\n')
 		}
 	case "content_block_delta":
-		if r := s.c.blocks[ev.Index]; r != nil {
+		if r := c.blocks[ev.Index]; r != nil {
 			switch ev.Delta.Type {
 			case "thinking_delta":
 				r.Text += ev.Delta.Thinking

@@ -91,7 +91,7 @@ func TestThinkingRequestDropsThinkingForALoopWithoutIt(t *testing.T) {
 		}, true},
 	} {
 		edit := &bodyEdit{api: AnthropicAPI, thinkingBudget: 2048}
-		out, err := edit.apply(body, &thinkingCall{msgs: tc.msgs})
+		out, err := edit.apply(body, &thinkingCall{msgs: tc.msgs}, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}

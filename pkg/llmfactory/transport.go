@@ -15,6 +15,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/cadrehq/cadre/pkg/model"
 )
 
 // transport is the http.RoundTripper of every client the factory makes. It retries what may
@@ -27,14 +29,15 @@ import (
 // Retries happen below the model call: a retried attempt is the same model request, so it is
 // not a new request in usage, and no tool runs again.
 //
-// It also writes the model's settings that the client cannot send into the bodies of its chat
-// requests (see bodyEdit), once, before the first attempt.
+// It also writes the model's settings that the client cannot send, and a request's output
+// schema, into the bodies of its chat requests (see bodyEdit), once, before the first attempt;
+// and it reads what the client would drop of their answers (see thinking.go and refusal.go).
 type transport struct {
 	base    http.RoundTripper
 	retry   RetryPolicy
 	timeout time.Duration // per attempt; 0 for none
 	key     Secret        // scrubbed from provider messages
-	edit    *bodyEdit     // the model's settings for its request bodies; nil for none
+	edit    *bodyEdit     // the model's settings for its request bodies; nil for a type without an API
 }
 
 // maxRetryAfter is the longest Retry-After the transport waits for; past it, the 429 or 503
@@ -62,17 +65,20 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, ctx.Err()
 		}
 		t.note(ctx, resp, err)
-		if thinking != nil && err == nil && resp.StatusCode/100 == 2 {
-			thinkingResponse(resp, thinking)
+		if err == nil && resp.StatusCode/100 == 2 {
+			if thinking != nil {
+				thinkingResponse(resp, thinking)
+			}
+			t.edit.answer(req, resp)
 		}
 		return resp, err
 	}
 }
 
 // replayable returns req with a body that can be sent again, edited for the model when req
-// is one of its chat requests (t.edit). A request without a body, or whose body can be had
-// again (GetBody, as http.NewRequest sets for a bytes.Reader) and needs no edit, is returned
-// as it is.
+// is one of its chat requests with settings or an output schema to write (t.edit). A request
+// without a body, or whose body can be had again (GetBody, as http.NewRequest sets for a
+// bytes.Reader) and needs no edit, is returned as it is.
 func (t *transport) replayable(req *http.Request, thinking *thinkingCall) (*http.Request, error) {
 	edit := t.edit.applies(req)
 	if req.Body == nil || req.GetBody != nil && !edit {
@@ -84,7 +90,7 @@ func (t *transport) replayable(req *http.Request, thinking *thinkingCall) (*http
 		return nil, err
 	}
 	if edit {
-		if body, err = t.edit.apply(body, thinking); err != nil {
+		if body, err = t.edit.apply(body, thinking, model.OutputSchemaOf(req.Context())); err != nil {
 			return nil, fmt.Errorf("llmfactory: writing the model's settings into the request: %w", err)
 		}
 	}

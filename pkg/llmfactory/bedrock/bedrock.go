@@ -23,10 +23,13 @@ import (
 // Type returns the bedrock provider type. Its client sends InvokeModel requests through the
 // factory's HTTP client (so it gets cadre's retries, timeouts and error reports; the AWS SDK's
 // own retries are off), signed with SigV4 from the AWS SDK's default credential chain, or with
-// the provider's api_key as a Bedrock API key. Its providers take a region.
+// the provider's api_key as a Bedrock API key. Its providers take a region. Its client writes
+// a request's output schema into the requests to Anthropic's models, as Anthropic's
+// output_config (see writeOutput).
 func Type() llmfactory.ProviderType {
 	f := model.Facts("bedrock")
-	return llmfactory.ProviderType{New: newClient, Shape: f.Shape, NoTools: f.DropsTools, Provider: "bedrock", Regional: true}
+	return llmfactory.ProviderType{New: newClient, Shape: f.Shape, NoTools: f.DropsTools, Provider: "bedrock", Regional: true,
+		OutputSchema: llmfactory.AnthropicAPI}
 }
 
 // errNoRegion is returned when neither llm.yaml nor the AWS configuration names a region.
@@ -63,7 +66,7 @@ func newClient(p llmfactory.Provider, id string) (llms.Model, error) {
 			o.BaseEndpoint = aws.String(p.BaseURL)
 		}
 		if fam == "anthropic" {
-			o.APIOptions = append(o.APIOptions, keepCut)
+			o.APIOptions = append(o.APIOptions, keepStop, writeOutput)
 		}
 		if p.APIKey != "" {
 			key := p.APIKey
@@ -107,8 +110,9 @@ func family(id string) string {
 }
 
 // client is langchaingo's bedrock client made fit for cadre: it sends tools only to the
-// models that take them, does not lose a turn's tool calls to a stream, and gives Anthropic's
-// models an output token limit that does not cut long answers short.
+// models that take them, does not lose a turn's tool calls to a stream, gives Anthropic's
+// models an output token limit that does not cut long answers short, and sends them a
+// request's output schema.
 type client struct {
 	llm       *bedrock.LLM
 	id        string
@@ -120,6 +124,11 @@ type client struct {
 // them to Anthropic's models only, and drops them for the others. It makes the model's
 // model.Model NoTools, so that an assistant asks for its output in the prompt.
 func (c *client) SupportsTools() bool { return c.tools }
+
+// SupportsOutputSchema reports whether the client writes an output schema into the model's
+// requests: for Anthropic's models only, whose InvokeModel body is Anthropic's Messages
+// request (see writeOutput).
+func (c *client) SupportsOutputSchema() bool { return c.tools }
 
 func (c *client) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
 	var o llms.CallOptions
@@ -139,11 +148,11 @@ func (c *client) GenerateContent(ctx context.Context, msgs []llms.MessageContent
 	if c.maxTokens > 0 && o.MaxTokens == 0 {
 		opts = append([]llms.CallOption{llms.WithMaxTokens(c.maxTokens)}, opts...)
 	}
-	var cut bool
-	resp, err := c.llm.GenerateContent(context.WithValue(ctx, cutKey{}, &cut), msgs, opts...)
-	if err == nil && cut {
+	var stop string
+	resp, err := c.llm.GenerateContent(context.WithValue(ctx, stopKey{}, &stop), msgs, opts...)
+	if err == nil && stop != "" {
 		for _, ch := range resp.Choices {
-			ch.StopReason = "max_tokens"
+			ch.StopReason = stop
 		}
 	}
 	if err != nil && noIdentity(err) {
@@ -165,41 +174,100 @@ func (c *client) Call(ctx context.Context, prompt string, opts ...llms.CallOptio
 	return llms.GenerateFromSinglePrompt(ctx, c, prompt, opts...)
 }
 
-// cutKey is the context key of a call's flag that keepCut sets.
-type cutKey struct{}
+// stopKey is the context key of a call's stop reason that keepStop notes.
+type stopKey struct{}
 
-// keepCut is a middleware of the AWS SDK's client that lets an Anthropic answer cut at its
-// output limit reach cadre as a cut answer (model.FinishLength), with its text and usage.
-// langchaingo's client fails such an answer ("completed due to max_tokens"), and nothing of
-// it would be seen or counted. keepCut tells the client that the model ended its turn, and
-// notes in the call's flag that it did not, for GenerateContent to put back: the flag goes
-// through the context because langchaingo's client, between the two, returns nothing else.
-func keepCut(stack *middleware.Stack) error {
-	return stack.Deserialize.Add(middleware.DeserializeMiddlewareFunc("cadreKeepCut", func(ctx context.Context, in middleware.DeserializeInput,
+// keepStop is a middleware of the AWS SDK's client that lets an Anthropic answer cut at its
+// output limit, or refused, reach cadre as such (model.FinishLength, model.FinishRefusal),
+// with its text and usage. langchaingo's client fails such an answer ("completed due to
+// max_tokens", and "no results" for a refusal without content), and nothing of it would be
+// seen or counted. keepStop tells the client that the model ended its turn (with an empty
+// text block when it wrote nothing), and notes the stop reason in the call's value, for
+// GenerateContent to put back: the value goes through the context because langchaingo's
+// client, between the two, returns nothing else.
+func keepStop(stack *middleware.Stack) error {
+	return stack.Deserialize.Add(middleware.DeserializeMiddlewareFunc("cadreKeepStop", func(ctx context.Context, in middleware.DeserializeInput,
 		next middleware.DeserializeHandler) (middleware.DeserializeOutput, middleware.Metadata, error) {
 		out, md, err := next.HandleDeserialize(ctx, in)
 		res, ok := out.Result.(*bedrockruntime.InvokeModelOutput)
-		cut, _ := ctx.Value(cutKey{}).(*bool)
-		if err == nil && ok && cut != nil {
-			if body, ok := uncut(res.Body); ok {
-				res.Body, *cut = body, true
+		stop, _ := ctx.Value(stopKey{}).(*string)
+		if err == nil && ok && stop != nil {
+			if body, reason, ok := ended(res.Body); ok {
+				res.Body, *stop = body, reason
 			}
 		}
 		return out, md, err
 	}), middleware.Before)
 }
 
-// uncut returns an Anthropic answer that stopped at max_tokens as one that ended its turn,
-// and whether it was one.
-func uncut(body []byte) ([]byte, bool) {
-	if !bytes.Contains(body, []byte(`"max_tokens"`)) {
-		return nil, false
+// ended returns an Anthropic answer that stopped at max_tokens, or was refused, as one that
+// ended its turn, with at least one content block, and the stop reason it had; ok is false
+// for any other answer.
+func ended(body []byte) (_ []byte, reason string, ok bool) {
+	if !bytes.Contains(body, []byte(`"max_tokens"`)) && !bytes.Contains(body, []byte(`"refusal"`)) {
+		return nil, "", false
 	}
 	var answer map[string]json.RawMessage
-	if json.Unmarshal(body, &answer) != nil || string(answer["stop_reason"]) != `"max_tokens"` {
-		return nil, false
+	if json.Unmarshal(body, &answer) != nil || json.Unmarshal(answer["stop_reason"], &reason) != nil ||
+		reason != "max_tokens" && reason != "refusal" {
+		return nil, "", false
 	}
 	answer["stop_reason"] = json.RawMessage(`"end_turn"`)
+	var content []json.RawMessage
+	if json.Unmarshal(answer["content"], &content) != nil || len(content) == 0 {
+		answer["content"] = json.RawMessage(`[{"type":"text","text":""}]`)
+	}
 	out, err := json.Marshal(answer)
-	return out, err == nil
+	return out, reason, err == nil
+}
+
+// writeOutput is a middleware of the AWS SDK's client that writes the output schema the
+// request's context carries (model.OutputSchemaOf) into the body of an InvokeModel request to
+// an Anthropic model, as Anthropic's Messages API takes it: "output_config": {"format":
+// {"type": "json_schema", "schema": ...}} (llmfactory.AnthropicOutputFormat). It edits the
+// operation's input, before the SDK serializes and signs it; langchaingo's client writes no
+// schema.
+func writeOutput(stack *middleware.Stack) error {
+	return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("cadreOutputSchema", func(ctx context.Context, in middleware.InitializeInput,
+		next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+		s := model.OutputSchemaOf(ctx)
+		var body *[]byte
+		switch p := in.Parameters.(type) {
+		case *bedrockruntime.InvokeModelInput:
+			body = &p.Body
+		case *bedrockruntime.InvokeModelWithResponseStreamInput:
+			body = &p.Body
+		}
+		if s != nil && body != nil {
+			edited, err := withOutputConfig(*body, s)
+			if err != nil {
+				return middleware.InitializeOutput{}, middleware.Metadata{}, err
+			}
+			*body = edited
+		}
+		return next.HandleInitialize(ctx, in)
+	}), middleware.After)
+}
+
+// withOutputConfig returns body, an Anthropic Messages request, with s in its output_config.
+func withOutputConfig(body []byte, s *model.OutputSchema) ([]byte, error) {
+	format, err := llmfactory.AnthropicOutputFormat(s)
+	if err != nil {
+		return nil, err
+	}
+	var req map[string]json.RawMessage
+	if err := json.Unmarshal(body, &req); err != nil {
+		return nil, fmt.Errorf("the request body is not a JSON object: %w", err)
+	}
+	config := map[string]json.RawMessage{}
+	if raw, ok := req["output_config"]; ok {
+		if err := json.Unmarshal(raw, &config); err != nil {
+			return nil, fmt.Errorf("output_config: %w", err)
+		}
+	}
+	config["format"] = format
+	if req["output_config"], err = json.Marshal(config); err != nil {
+		return nil, err
+	}
+	return json.Marshal(req)
 }

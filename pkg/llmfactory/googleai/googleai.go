@@ -16,10 +16,12 @@ import (
 
 // Type returns the googleai provider type. Its client speaks REST through the factory's
 // HTTP client (so it gets cadre's retries, timeouts and error reports) and sends the key in
-// the x-goog-api-key header, never in a URL.
+// the x-goog-api-key header, never in a URL. It speaks llmfactory.GeminiAPI: the factory's
+// transport writes a request's output schema into its generateContent requests (in
+// generationConfig's responseJsonSchema), which generative-ai-go cannot.
 func Type() llmfactory.ProviderType {
 	f := model.Facts("googleai")
-	return llmfactory.ProviderType{New: newClient, Shape: f.Shape, NoTools: f.DropsTools, NeedsKey: true, Provider: "googleai"}
+	return llmfactory.ProviderType{New: newClient, Shape: f.Shape, NoTools: f.DropsTools, NeedsKey: true, Provider: "googleai", API: llmfactory.GeminiAPI}
 }
 
 func newClient(p llmfactory.Provider, name string) (llms.Model, error) {
