@@ -16,6 +16,12 @@
 //
 //	cp llm.yaml.example llm.yaml   # and set the key it names, e.g. OPENAI_API_KEY
 //	go run ./examples/typedoutput -config llm.yaml
+//
+// With -otel it traces the run with OpenTelemetry (docs/observability.md): the spans go to
+// stderr as indented JSON when the program ends, or over OTLP/HTTP to the collector that
+// OTEL_EXPORTER_OTLP_ENDPOINT names:
+//
+//	go run ./examples/typedoutput -otel
 package main
 
 import (
@@ -27,6 +33,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/cadrehq/cadre/examples/internal/exampleotel"
 	"github.com/cadrehq/cadre/pkg/assistant"
 	"github.com/cadrehq/cadre/pkg/callback"
 	"github.com/cadrehq/cadre/pkg/llmfactory"
@@ -56,16 +63,23 @@ const offlineAnswer = `{"city":"Lisbon","days":[` +
 
 func main() {
 	config := flag.String("config", "", "an llm.yaml to take the model from (default: offline, against a fake OpenAI API)")
+	otel := flag.Bool("otel", false, exampleotel.Usage)
 	flag.Parse()
-	if err := run(context.Background(), os.Stdout, os.Stderr, *config); err != nil {
+	var traces io.Writer // nil: no tracing
+	if *otel {
+		traces = os.Stderr
+	}
+	if err := run(context.Background(), os.Stdout, os.Stderr, *config, traces); err != nil {
 		fmt.Fprintln(os.Stderr, "typedoutput:", err)
 		os.Exit(1)
 	}
 }
 
 // run asks the planner for an itinerary and writes it to w, with how the output was asked for
-// and what it cost; the output as it grows, and the run's progress, go to progress.
-func run(ctx context.Context, w, progress io.Writer, config string) (err error) {
+// and what it cost; the output as it grows, and the run's progress, go to progress. With traces
+// not nil it traces the run, and its spans go to traces (or to the collector the environment
+// names) before it returns.
+func run(ctx context.Context, w, progress io.Writer, config string, traces io.Writer) (err error) {
 	var f *llmfactory.Factory
 	if config == "" {
 		srv := providertest.NewOpenAI(llmtest.NewScripted(llmtest.Reply{Text: offlineAnswer, Usage: usage.Usage{InputTokens: 182, OutputTokens: 71}}))
@@ -81,6 +95,11 @@ func run(ctx context.Context, w, progress io.Writer, config string) (err error) 
 		return err
 	}
 	defer func() { err = errors.Join(err, f.Close()) }()
+	tracing, err := exampleotel.Start(ctx, "typedoutput", traces)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, tracing.Shutdown(ctx)) }()
 
 	forms := map[string]string{} // how each model was asked, by name
 	shown := ""                  // the itinerary as described last
@@ -100,6 +119,7 @@ func run(ctx context.Context, w, progress io.Writer, config string) (err error) 
 			return next(ctx, req)
 		}}),
 		assistant.WithCallback(callback.NewProgress(progress)),
+		tracing.Option(),
 	)
 	res, err := planner.Run(ctx, assistant.Input{Prompt: "Two days in Lisbon, please."})
 	if err != nil {

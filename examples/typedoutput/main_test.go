@@ -16,7 +16,7 @@ import (
 
 func TestTypedOutputOffline(t *testing.T) {
 	var out, progress bytes.Buffer
-	if err := run(context.Background(), &out, &progress, ""); err != nil {
+	if err := run(context.Background(), &out, &progress, "", nil); err != nil {
 		t.Fatal(err)
 	}
 	checkLines(t, "output", out.String(),
@@ -43,6 +43,21 @@ func TestTypedOutputOffline(t *testing.T) {
 	)
 }
 
+// With -otel, the spans of the run and its request go to the traces writer.
+func TestTypedOutputOtel(t *testing.T) {
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "") // the spans to the writer, not to a collector
+	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "")
+	var out, progress, traces bytes.Buffer
+	if err := run(context.Background(), &out, &progress, "", &traces); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"invoke_agent planner", "chat gpt-5-mini"} {
+		if !strings.Contains(traces.String(), `"Name": "`+name+`"`) {
+			t.Errorf("no span %q in the traces:\n%s", name, traces.String())
+		}
+	}
+}
+
 // With an llm.yaml naming an Anthropic model the provider facts know to take a schema, the
 // schema goes in output_config, through Anthropic's real client, to a fake Anthropic API.
 func TestTypedOutputWithConfig(t *testing.T) {
@@ -55,7 +70,7 @@ func TestTypedOutputWithConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, progress bytes.Buffer
-	if err := run(context.Background(), &out, &progress, config); err != nil {
+	if err := run(context.Background(), &out, &progress, config, nil); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "asked claude natively") || !strings.Contains(out.String(), "Lisbon, day 2: Belém") {
