@@ -41,9 +41,11 @@ type Model struct {
 	// ShapeSafe.
 	Shape Shape
 	// Output is how the model is best asked for structured output: for a model of the llm.yaml
-	// factory, its output key, else NativeOutput where NativeOutputFor knows its id takes an
-	// output schema, else OutputUnknown; OutputUnknown for a client given to
-	// assistant.WithModel or Describe, whose transport may not write a schema at all.
+	// factory, its output key, else NativeOutput where its client writes an output schema and
+	// NativeOutputFor knows its id takes one (for the openai type, only at OpenAI's own
+	// address: a server that copies the API may not), else OutputUnknown; OutputUnknown for a
+	// client given to assistant.WithModel or Describe, whose transport may not write a schema
+	// at all.
 	Output OutputForm
 }
 
