@@ -29,6 +29,7 @@ type wireReply struct {
 	StopReason string          `json:"stop_reason,omitempty"`
 	Usage      usage.Usage     `json:"usage"`
 	Reasoning  []wireReasoning `json:"reasoning,omitempty"`
+	Refusal    string          `json:"refusal,omitempty"`
 	Err        *wireError      `json:"err,omitempty"`
 }
 
@@ -51,7 +52,7 @@ func replyToWire(r model.Reply, err error) wireReply {
 	if err != nil {
 		return wireReply{Err: recordError(err)}
 	}
-	w := wireReply{Text: r.Text, StopReason: r.StopReason, Usage: r.Usage}
+	w := wireReply{Text: r.Text, StopReason: r.StopReason, Usage: r.Usage, Refusal: r.Refusal}
 	for _, c := range r.ToolCalls {
 		wc := wireCall{ID: c.ID, Type: c.Type}
 		if c.FunctionCall != nil {
@@ -70,7 +71,7 @@ func (w wireReply) reply() (model.Reply, error) {
 	if w.Err != nil {
 		return model.Reply{}, w.Err.rebuild()
 	}
-	r := model.Reply{Text: w.Text, StopReason: w.StopReason, Usage: w.Usage}
+	r := model.Reply{Text: w.Text, StopReason: w.StopReason, Usage: w.Usage, Refusal: w.Refusal}
 	for _, c := range w.Calls {
 		r.ToolCalls = append(r.ToolCalls, llms.ToolCall{ID: c.ID, Type: c.Type, FunctionCall: &llms.FunctionCall{Name: c.Name, Arguments: c.Arguments}})
 	}
@@ -106,6 +107,7 @@ type wireStop struct {
 	Assistant string `json:"assistant"`
 	Model     string `json:"model"`
 	Reason    string `json:"reason"`
+	Refusal   string `json:"refusal,omitempty"`
 }
 
 type wireOutput struct {
@@ -124,6 +126,7 @@ var sentinels = [...]struct {
 	{"econnrefused", syscall.ECONNREFUSED},
 	{"econnreset", syscall.ECONNRESET},
 	{"empty_response", model.ErrEmptyResponse},
+	{"output_schema", model.ErrOutputSchema},
 	{"token_limit", assistant.ErrTokenLimit},
 	{"refusal", assistant.ErrRefusal},
 	{"no_model", assistant.ErrNoModel},
@@ -151,7 +154,7 @@ func recordError(err error) *wireError {
 		w.Limit = le
 	}
 	if se := (*assistant.ModelStopError)(nil); errors.As(err, &se) {
-		w.Stop = &wireStop{Assistant: se.Assistant, Model: se.Model, Reason: se.Reason}
+		w.Stop = &wireStop{Assistant: se.Assistant, Model: se.Model, Reason: se.Reason, Refusal: se.Refusal}
 	}
 	if oe := (*assistant.OutputError)(nil); errors.As(err, &oe) {
 		w.Output = &wireOutput{Assistant: oe.Assistant, Raw: oe.Raw}
@@ -172,6 +175,9 @@ func (w *wireError) rebuild() error {
 	// with the error as it happened.
 	if w.Provider != nil {
 		pe := *w.Provider
+		if w.has("output_schema") {
+			pe.Err = model.ErrOutputSchema
+		}
 		e.causes = append(e.causes, &pe)
 	}
 	if w.Limit != nil {
@@ -179,7 +185,7 @@ func (w *wireError) rebuild() error {
 		e.causes = append(e.causes, &le)
 	}
 	if w.Stop != nil {
-		se := &assistant.ModelStopError{Assistant: w.Stop.Assistant, Model: w.Stop.Model, Reason: w.Stop.Reason}
+		se := &assistant.ModelStopError{Assistant: w.Stop.Assistant, Model: w.Stop.Model, Reason: w.Stop.Reason, Refusal: w.Stop.Refusal}
 		switch {
 		case w.has("token_limit"):
 			se.Err = assistant.ErrTokenLimit

@@ -56,6 +56,11 @@ func TestARecordedErrorAnswersAsTheError(t *testing.T) {
 		fmt.Errorf("assistant %q: %w", "supervisor", limit),
 		&assistant.ModelStopError{Assistant: "a", Model: "m", Reason: "max_tokens", Err: assistant.ErrTokenLimit},
 		&assistant.ModelStopError{Assistant: "a", Model: "m", Reason: "refusal", Err: assistant.ErrRefusal},
+		&assistant.ModelStopError{Assistant: "a", Model: "m", Reason: "stop", Err: assistant.ErrRefusal, Refusal: "I can't help with that."},
+		// A schema the provider refused: the run asks the model again with a tool, and so must
+		// its replay.
+		fmt.Errorf("model %q: %w", "deep", &model.ProviderError{Provider: "openai", Model: "deep", Status: 400,
+			Message: "Invalid schema for response_format 'city'", Err: model.ErrOutputSchema}),
 		&assistant.OutputError{Assistant: "a", Raw: "{", Attempts: []error{errors.New("not JSON"), errors.New("still not JSON")}},
 		fmt.Errorf("assistant %q: %w: 9 runs deep", "a", assistant.ErrDepthLimit),
 		fmt.Errorf("a: %w", assistant.ErrNoModel),
@@ -120,6 +125,17 @@ func TestARecordedReplyIsTheReply(t *testing.T) {
 		t.Fatal(err)
 	}
 	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-reply +read back):\n%s", d)
+	}
+
+	// A refusal given apart from the text (OpenAI's) is the refusal again: the replayed run
+	// ends refused, as the run did, instead of correcting an empty answer.
+	refused := model.Reply{StopReason: "stop", Usage: usage.Usage{Requests: 1}, Refusal: "I can't help with that."}
+	got, err = throughJSON(t, replyToWire(refused, nil)).reply()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(refused, got); d != "" || got.Finish() != model.FinishRefusal {
 		t.Errorf("(-reply +read back):\n%s", d)
 	}
 }

@@ -14,8 +14,9 @@ type ProviderError struct {
 	Status          int    // HTTP status; 0 when the provider never answered; 2xx when its answer could not be read
 	Message         string // the provider's own words
 	// Err is what the failure means for the run, where cadre knows it: ErrOutputSchema for a
-	// request refused for its output schema; nil otherwise. errors.Is finds it.
-	Err error
+	// request refused for its output schema; nil otherwise. errors.Is finds it. It is not part
+	// of the error's JSON: a sentinel has none.
+	Err error `json:"-"`
 }
 
 // Unwrap returns e.Err.
