@@ -50,6 +50,9 @@ const (
 	EventResumed    = "cadre.run.resumed"       // the run continues a paused one
 	EventFallback   = "cadre.model.fallback"    // a model failed, and the next of the chain takes the request
 	EventCorrection = "cadre.output.correction" // an answer could not be used; a corrective request follows
+	// EventOutputFallback: the model refused the output schema in its provider's own field;
+	// the same request goes to it again with the output asked for as a tool call.
+	EventOutputFallback = "cadre.output.fallback"
 )
 
 // Option configures Tracing and Middleware.
@@ -273,6 +276,9 @@ func (t *tracer) request(ctx context.Context, req *assistant.ModelRequest, next 
 	defer span.End()
 	if span.IsRecording() {
 		span.SetAttributes(RunID.String(req.RunID), Attempt.Int(req.Attempt))
+		if req.Output != nil {
+			span.SetAttributes(semconv.GenAIOutputTypeJSON)
+		}
 		if t.content {
 			t.recordInput(span, req)
 		}
@@ -297,15 +303,19 @@ func (t *tracer) request(ctx context.Context, req *assistant.ModelRequest, next 
 }
 
 // runEvents puts on the run's span what a request says of the one before it: that its model
-// failed and the next of the chain takes it (EventFallback), or that its answer could not be
-// used (EventCorrection).
+// failed and the next of the chain takes it (EventFallback), that it refused the output schema
+// and is asked again with a tool (EventOutputFallback), or that its answer could not be used
+// (EventCorrection).
 func runEvents(span trace.Span, req *assistant.ModelRequest) {
 	if !span.IsRecording() || req.Fallback == nil && req.Correction == nil {
 		return
 	}
 	name, err := EventFallback, req.Fallback
-	if err == nil {
+	switch {
+	case err == nil:
 		name, err = EventCorrection, req.Correction
+	case errors.Is(err, model.ErrOutputSchema):
+		name = EventOutputFallback
 	}
 	span.AddEvent(name, trace.WithAttributes(ModelName.String(req.Model.Name), semconv.ErrorTypeKey.String(errorType(err)),
 		attribute.String("exception.message", err.Error())))

@@ -370,6 +370,40 @@ func TestCorrection(t *testing.T) {
 	}
 }
 
+// TestNativeOutput: a request that asks for the output in the provider's own field says it
+// wants JSON (gen_ai.output.type); when the model refuses the schema, the run's span says the
+// output falls back to a tool — not that another model takes the request.
+func TestNativeOutput(t *testing.T) {
+	t.Parallel()
+	rec := newRecorder(t)
+	m := llmtest.NewFunc(func(ctx context.Context, req llmtest.Request) llmtest.Reply {
+		if model.OutputSchemaOf(ctx) != nil {
+			return llmtest.Fail(&model.ProviderError{Provider: "oa", Model: "fast", Status: 400, Message: "Invalid schema", Err: model.ErrOutputSchema})
+		}
+		return llmtest.Calls(llmtest.Call("final_result", `{"facts":["a"]}`))
+	})
+	chain := model.Fixed(model.Model{Name: "fast", ID: "gpt-5-mini", Provider: "openai", LLM: m, Output: model.NativeOutput})
+	a := assistant.New[findings]("helper", assistant.WithModels(chain), rec.tracing())
+	if _, err := a.Run(ctxFor(t), assistant.Input{Prompt: "x?"}); err != nil {
+		t.Fatal(err)
+	}
+	spans := rec.ended()
+	var native, tool int
+	for _, s := range spans["chat gpt-5-mini"] {
+		if attr(s, "gen_ai.output.type").AsString() == "json" {
+			native++
+		} else {
+			tool++
+		}
+	}
+	if native != 1 || tool != 1 {
+		t.Errorf("%d requests asking for JSON, %d not; want one of each", native, tool)
+	}
+	if events := eventNames(one(t, spans, "invoke_agent helper")); len(events) != 1 || events[0] != otelcadre.EventOutputFallback {
+		t.Errorf("the run's events = %v, want one output fallback", events)
+	}
+}
+
 // TestPausedAndResumed: a run that pauses for an approval ends its span with a pause; the run
 // that resumes it has a span of its own, marked resumed, where the approved call runs.
 func TestPausedAndResumed(t *testing.T) {
