@@ -289,3 +289,65 @@ func TestAWithModelClientIsNeverNativeUnderAuto(t *testing.T) {
 		t.Error("the schema went to a client of unknown support")
 	}
 }
+
+// TestNativeOutputMeetsResumeAndDelegation: a native run paused for an approval resumes in
+// native form, and answers in text; a supervisor asked with a tool delegates to a specialist
+// asked natively, each request in its own assistant's form, each schema its own output's.
+func TestNativeOutputMeetsResumeAndDelegation(t *testing.T) {
+	t.Parallel()
+	answer := func(n int, s seen) llmtest.Reply {
+		if n == 0 {
+			return llmtest.Calls(llmtest.Call("send", `{}`))
+		}
+		return llmtest.Text(`{"name":"Lyon"}`)
+	}
+	m, log := watching(answer)
+	native := model.Fixed(model.Model{Name: "native", LLM: m, Output: model.NativeOutput})
+	a := assistant.New[place]("geo", assistant.WithModels(native), assistant.WithTools(countingTool("send", new(atomic.Int64))),
+		assistant.WithApproval(fixed(assistant.Decision{Verdict: assistant.VerdictPending}), "send"))
+	res, err := a.Run(testContext(t), assistant.Input{Prompt: "Lyon?"})
+	if err != nil || res.Stop != assistant.StopPending {
+		t.Fatalf("%+v, %v: want a pause", res, err)
+	}
+	state, err := json.Marshal(res.Paused)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paused assistant.Paused
+	if err := json.Unmarshal(state, &paused); err != nil {
+		t.Fatal(err)
+	}
+	final, err := a.Resume(testContext(t), &paused, map[string]assistant.Decision{paused.Calls[0].ID: assistant.Approved()})
+	if err != nil || final.Output.Name != "Lyon" {
+		t.Fatalf("resumed: %+v, %v", final, err)
+	}
+	for i, s := range log() {
+		if s.schema == nil || contains(s.tools, "final_result") {
+			t.Errorf("request %d: schema %v, tools %v: want the native form before and after the pause", i, s.schema != nil, s.tools)
+		}
+	}
+
+	spec, specLog := watching(func(int, seen) llmtest.Reply { return llmtest.Text(`{"name":"Lyon","country":"FR"}`) })
+	specialist := assistant.New[place]("specialist", assistant.WithModels(model.Fixed(model.Model{Name: "native", LLM: spec, Output: model.NativeOutput})),
+		assistant.WithDescription("Finds places."))
+	sup, supLog := watching(func(n int, s seen) llmtest.Reply {
+		if n == 0 {
+			return llmtest.Calls(llmtest.Call("specialist", `{"input":"Lyon"}`))
+		}
+		return llmtest.Calls(llmtest.Call("final_result", `{"output":["FR"]}`))
+	})
+	supervisor := assistant.New[[]string]("supervisor", assistant.WithModels(model.Fixed(model.Model{Name: "plain", LLM: sup})),
+		assistant.WithTools(assistant.AsTool[string](specialist)))
+	out, err := supervisor.Run(testContext(t), assistant.Input{Prompt: "countries?"})
+	if err != nil || len(out.Output) != 1 {
+		t.Fatalf("%+v, %v", out, err)
+	}
+	for i, s := range supLog() {
+		if s.schema != nil || !contains(s.tools, "final_result") {
+			t.Errorf("supervisor request %d: schema %v, tools %v: want the tool form", i, s.schema, s.tools)
+		}
+	}
+	if s := specLog(); len(s) != 1 || s[0].schema == nil || !strings.Contains(string(s[0].schema.Schema), `"country"`) {
+		t.Errorf("specialist requests %+v: want one, with its own schema", s)
+	}
+}
