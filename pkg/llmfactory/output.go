@@ -181,7 +181,7 @@ func anthropicSubset(v any, path string) error {
 		if path != "" {
 			at = "at " + path
 		}
-		return fmt.Errorf("Anthropic's structured outputs take no %s (%s)", what, at)
+		return fmt.Errorf("the structured outputs of Anthropic's API take no %s (%s)", what, at)
 	}
 	for _, m := range o.Members {
 		switch m.Key {
