@@ -43,6 +43,7 @@ fuzz:
 	GO=$(GO) scripts/fuzz-one ./internal/jsonfind/ FuzzValues $(FUZZTIME)
 	GO=$(GO) scripts/fuzz-one ./internal/ojson/ FuzzParse $(FUZZTIME)
 	GO=$(GO) scripts/fuzz-one ./internal/ojson/ FuzzEncodeString $(FUZZTIME)
+	GO=$(GO) scripts/fuzz-one ./internal/partial/ FuzzClose $(FUZZTIME)
 	GO=$(GO) scripts/fuzz-one ./pkg/assistant/ FuzzOutput $(FUZZTIME)
 	GO=$(GO) scripts/fuzz-one ./pkg/assistant/ FuzzToolArgs $(FUZZTIME)
 	GO=$(GO) scripts/fuzz-one ./pkg/assistant/ FuzzResume $(FUZZTIME)
