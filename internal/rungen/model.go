@@ -30,12 +30,19 @@ func (m llm) Call(ctx context.Context, prompt string, opts ...llms.CallOption) (
 func (m llm) GenerateContent(ctx context.Context, msgs []llms.MessageContent, _ ...llms.CallOption) (*llms.ContentResponse, error) {
 	w := m.w
 	run, k := place(msgs)
-	w.note(ctx, fmt.Sprintf("%s: %s turn %d", m.name, run, k))
+	schema := model.OutputSchemaOf(ctx) != nil
+	what := fmt.Sprintf("%s: %s turn %d", m.name, run, k)
+	if schema {
+		what += " with the schema"
+	}
+	w.note(ctx, what)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.seen.Requests++
 	w.seen.CalledAny = true
 	w.seen.Convs = append(w.seen.Convs, slices.Clone(msgs))
+	w.seen.Asks = append(w.seen.Asks, Ask{Model: m.name, Run: run, Turn: k, Schema: schema})
+	ask := &w.seen.Asks[len(w.seen.Asks)-1]
 	if w.s.CancelAt == w.seen.Requests && w.cancel != nil {
 		w.cancel() // the run's context; behind a fake API, ctx is the server's
 		return nil, context.Canceled
@@ -47,12 +54,15 @@ func (m llm) GenerateContent(ctx context.Context, msgs []llms.MessageContent, _ 
 	if script := m.script(run); k < len(script) {
 		turn = script[k]
 	}
+	if m.first && schema && turn.SchemaRefused {
+		ask.SchemaRefused = true
+		return nil, &model.ProviderError{Provider: "test", Model: "first", Status: 400,
+			Message: "response_format: the schema is not supported", Err: model.ErrOutputSchema}
+	}
 	if m.first && turn.Fail != 0 {
 		return nil, &model.ProviderError{Provider: "test", Model: "first", Status: turn.Fail, Message: "the provider is down"}
 	}
-	choice := &llms.ContentChoice{StopReason: "stop", GenerationInfo: map[string]any{
-		"PromptTokens": turn.In, "CompletionTokens": turn.Out, "TotalTokens": turn.In + turn.Out,
-	}}
+	choice := m.answer(run, k, turn, schema)
 	if turn.Reasoning {
 		choice.GenerationInfo["ReasoningTokens"] = turn.Out / 2
 		choice.GenerationInfo[model.ReasoningInfo] = []model.Reasoning{{
@@ -61,29 +71,57 @@ func (m llm) GenerateContent(ctx context.Context, msgs []llms.MessageContent, _ 
 			Signature:   fmt.Sprintf("sig-%s-t%d", run, k),
 		}}
 	}
-	switch turn.Kind {
-	case TurnAnswer:
-		choice.Content = `{"name":"Oslo","population":700000}`
-	case TurnProse:
-		choice.Content = "I think it is a large city."
-	case TurnLength:
-		choice.Content, choice.StopReason = `{"name":"Os`, "length"
-	case TurnRefusal:
-		// With its text: langchaingo's anthropic client fails a response without content
-		// ("no response"), and the tokens it reported are lost with it.
-		choice.Content, choice.StopReason = "I cannot help with that.", "content_filter"
-	case TurnCalls:
-		choice.StopReason = "tool_calls"
-		for i, c := range turn.Calls {
-			q := fmt.Sprintf("%s-t%d-c%d", run, k, i)
-			choice.ToolCalls = append(choice.ToolCalls, m.call(q, c))
-		}
-	}
+	ask.Replied, ask.Refusal = true, turn.Kind == TurnRefusal
 	w.seen.Replies++
 	w.seen.In += turn.In
 	w.seen.Out += turn.Out
 	return &llms.ContentResponse{Choices: []*llms.ContentChoice{choice}}, nil
 }
+
+// answer is the choice of turn k of the run, to a request that carries an output schema or
+// not. Asked with a schema, a model answers in text what it would give final_result (a model
+// asked natively is offered no final_result): a turn's final calls become its text — the
+// first of them — and the other calls stay.
+func (m llm) answer(run string, k int, turn Turn, schema bool) *llms.ContentChoice {
+	choice := &llms.ContentChoice{StopReason: "stop", GenerationInfo: map[string]any{
+		"PromptTokens": turn.In, "CompletionTokens": turn.Out, "TotalTokens": turn.In + turn.Out,
+	}}
+	switch turn.Kind {
+	case TurnAnswer:
+		choice.Content = answerJSON
+	case TurnProse:
+		choice.Content = "I think it is a large city."
+	case TurnLength:
+		choice.Content, choice.StopReason = `{"name":"Os`, "length"
+	case TurnRefusal:
+		if turn.RefusalApart {
+			choice.GenerationInfo[model.RefusalInfo] = Refusal
+			break
+		}
+		// With its text: langchaingo's anthropic client fails a response without content
+		// ("no response"), and the tokens it reported are lost with it.
+		choice.Content, choice.StopReason = Refusal, "content_filter"
+	case TurnCalls:
+		for i, c := range turn.Calls {
+			q := fmt.Sprintf("%s-t%d-c%d", run, k, i)
+			call := m.call(q, c)
+			if schema && call.FunctionCall.Name == "final_result" {
+				if choice.Content == "" {
+					choice.Content = call.FunctionCall.Arguments
+				}
+				continue
+			}
+			choice.ToolCalls = append(choice.ToolCalls, call)
+		}
+		if len(choice.ToolCalls) > 0 {
+			choice.StopReason = "tool_calls"
+		}
+	}
+	return choice
+}
+
+// answerJSON is a valid answer: a City.
+const answerJSON = `{"name":"Oslo","population":700000}`
 
 // call is the tool call c, its ID q, which its arguments carry too: a fake API may give calls
 // IDs of its own.
@@ -101,7 +139,7 @@ func (m llm) call(q string, c Call) llms.ToolCall {
 	case CallSend:
 		name = "send"
 	case CallFinal:
-		name, args = "final_result", `{"name":"Oslo","population":700000}`
+		name, args = "final_result", answerJSON
 	case CallFinalInvalid:
 		name, args = "final_result", `{"name":7}`
 	case CallSkill:

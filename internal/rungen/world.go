@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/cadrehq/cadre/pkg/assistant"
+	"github.com/cadrehq/cadre/pkg/llmfactory"
 	"github.com/cadrehq/cadre/pkg/model"
 	"github.com/cadrehq/cadre/pkg/providertest"
 	"github.com/cadrehq/cadre/pkg/skill"
@@ -58,7 +59,21 @@ type Seen struct {
 	In, Out   int                     // the tokens the replies reported
 	Runs      map[string]int          // tool executions, by the call's q (its ID as the model made it)
 	Convs     [][]llms.MessageContent // every request's conversation
+	Asks      []Ask                   // every request, as its model took it: of Convs
 	CalledAny bool                    // a model was sent a request
+}
+
+// Ask is one request as a model took it.
+type Ask struct {
+	Model string // the model, of its chain: "top/first", "spec/second", ...
+	Run   string // the run the request is of, and the model's turn in it (see place)
+	Turn  int
+	// Schema: the request carried an output schema (model.OutputSchemaOf), in its context or,
+	// behind a fake API, in the API's own field.
+	Schema        bool
+	SchemaRefused bool // the model refused the schema (Turn.SchemaRefused)
+	Replied       bool // the model replied; false for a failure, a cancellation, a refusal of the schema
+	Refusal       bool // the reply was a refusal (TurnRefusal)
 }
 
 // Option configures New.
@@ -97,16 +112,16 @@ func New(s Scenario, opts ...Option) (*World, error) {
 		w.skills = append(w.skills, sk)
 	}
 	var err error
-	if w.top, err = w.chain("top", func(run string) []Turn { return s.Top[runIndex(s, run)] }, s.Wire, "specialist"); err != nil {
+	if w.top, err = w.chain("top", func(run string) []Turn { return s.Top[runIndex(s, run)] }, s.Wire, "specialist", s.Native); err != nil {
 		w.Close()
 		return nil, err
 	}
 	// In process, a chain is made without an error.
 	if s.Specialist != nil {
-		w.spec, _ = w.chain("spec", func(string) []Turn { return s.Specialist }, "", "sub")
+		w.spec, _ = w.chain("spec", func(string) []Turn { return s.Specialist }, "", "sub", [2]bool{s.SpecNative, s.SpecNative})
 	}
 	if s.Sub != nil {
-		w.sub, _ = w.chain("sub", func(string) []Turn { return s.Sub }, "", "")
+		w.sub, _ = w.chain("sub", func(string) []Turn { return s.Sub }, "", "", [2]bool{})
 	}
 	return w, nil
 }
@@ -144,6 +159,7 @@ func (w *World) Seen() Seen {
 	s := w.seen
 	s.Runs = maps.Clone(s.Runs)
 	s.Convs = slices.Clone(s.Convs)
+	s.Asks = slices.Clone(s.Asks)
 	return s
 }
 
@@ -162,29 +178,68 @@ func (w *World) ran(ctx context.Context, tool, q string) {
 }
 
 // chain returns a two-model chain over script: the first fails as the turns say, the second
-// takes over; behind a fake provider API for the wire scenarios, alone.
-func (w *World) chain(name string, script func(run string) []Turn, wire, delegate string) ([]model.Model, error) {
+// takes over; native tells which of them take the output schema natively. Behind a fake
+// provider API for the wire scenarios, alone: langchaingo's client as it is, or, native, a
+// model of llmfactory, whose transport writes the schema in the API's own field.
+func (w *World) chain(name string, script func(run string) []Turn, wire, delegate string, native [2]bool) ([]model.Model, error) {
 	first := llm{w: w, name: name + "/first", script: script, first: true, delegate: delegate}
 	second := llm{w: w, name: name + "/second", script: script, delegate: delegate}
+	var srv *providertest.Server
 	switch wire {
+	case "":
+		chain := []model.Model{model.Describe("first", first), model.Describe("second", second)}
+		for i := range chain {
+			if native[i] {
+				chain[i].Output = model.NativeOutput
+			}
+		}
+		return chain, nil
 	case "openai":
-		srv := providertest.NewOpenAI(first)
-		w.closers = append(w.closers, srv.Close)
-		client, err := openai.New(openai.WithBaseURL(srv.URL()+"/v1"), openai.WithToken("test-key"), openai.WithModel("gpt-test"), openai.WithHTTPClient(srv.Client()))
-		if err != nil {
-			return nil, err
-		}
-		return []model.Model{model.Describe("wire", client)}, nil
+		srv = providertest.NewOpenAI(first)
 	case "anthropic":
-		srv := providertest.NewAnthropic(first)
-		w.closers = append(w.closers, srv.Close)
-		client, err := anthropic.New(anthropic.WithBaseURL(srv.URL()+"/v1"), anthropic.WithToken("test-key"), anthropic.WithModel("claude-test"), anthropic.WithHTTPClient(srv.Client()))
-		if err != nil {
-			return nil, err
-		}
-		return []model.Model{model.Describe("wire", client)}, nil
+		srv = providertest.NewAnthropic(first)
+	default:
+		return nil, fmt.Errorf("rungen: no fake API %q", wire)
 	}
-	return []model.Model{model.Describe("first", first), model.Describe("second", second)}, nil
+	w.closers = append(w.closers, srv.Close)
+	if native[0] {
+		return w.factoryModel(srv, wire)
+	}
+	var client llms.Model
+	var err error
+	if wire == "openai" {
+		client, err = openai.New(openai.WithBaseURL(srv.URL()+"/v1"), openai.WithToken("test-key"), openai.WithModel("gpt-test"), openai.WithHTTPClient(srv.Client()))
+	} else {
+		client, err = anthropic.New(anthropic.WithBaseURL(srv.URL()+"/v1"), anthropic.WithToken("test-key"), anthropic.WithModel("claude-test"), anthropic.WithHTTPClient(srv.Client()))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return []model.Model{model.Describe("wire", client)}, nil
+}
+
+// factoryModel is the model of llm.yaml's type wire (openai or anthropic) at the fake API
+// srv, native: an Anthropic model id the fake knows to take a schema, and no retry — a
+// model's failure comes back as a 500, which the transport would otherwise send again.
+func (w *World) factoryModel(srv *providertest.Server, wire string) ([]model.Model, error) {
+	id := "gpt-test"
+	if wire == "anthropic" {
+		id = "claude-sonnet-4-5"
+	}
+	doc := "providers:\n  fake: { type: " + wire + ", api_key: test-key, base_url: '${URL}/v1' }\n" +
+		"models:\n  wire: { provider: fake, model: " + id + ", output: native }\n" +
+		"retry: { max_attempts: 1 }\n"
+	f, err := llmfactory.Parse([]byte(doc), llmfactory.WithHTTPClient(srv.Client()),
+		llmfactory.WithEnv(func(k string) (string, bool) { return srv.URL(), k == "URL" }))
+	if err != nil {
+		return nil, fmt.Errorf("rungen: %w", err)
+	}
+	w.closers = append(w.closers, func() { f.Close() })
+	m, err := f.Model(context.Background(), "wire")
+	if err != nil {
+		return nil, fmt.Errorf("rungen: %w", err)
+	}
+	return []model.Model{m}, nil
 }
 
 // Supervisor makes the scenario's supervisor, with opts: a fresh value each time, as another

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -17,8 +18,10 @@ import (
 
 	"github.com/cadrehq/cadre/internal/rungen"
 	"github.com/cadrehq/cadre/pkg/assistant"
+	"github.com/cadrehq/cadre/pkg/callback"
 	"github.com/cadrehq/cadre/pkg/chat"
 	"github.com/cadrehq/cadre/pkg/llmtest"
+	"github.com/cadrehq/cadre/pkg/model"
 	"github.com/cadrehq/cadre/pkg/tool"
 	"github.com/cadrehq/cadre/pkg/usage"
 )
@@ -27,11 +30,15 @@ import (
 // model answers turn by turn, the provider it sits behind, the limits, approvals with pause →
 // JSON → resume in a fresh assistant value, a cancellation at the n-th model request, a
 // specialist the supervisor delegates to (in parallel, too), skills, reasoning, runs one after
-// the other in a chat — and checks, whatever the ending, the promises users rely on: every
-// tool call answered once, in order, in a conversation the providers accept; no call run
+// the other in a chat, models asked for the output natively, some of which refuse the schema,
+// refusals apart from the text — and checks, whatever the ending, the promises users rely on:
+// every tool call answered once, in order, in a conversation the providers accept; no call run
 // twice; usage that adds up to what the models reported; limits never overshot; errors with
-// their Result; no goroutine left. `make test` runs three hundred scenarios, `make
-// reliability` ten thousand (-rapid.checks); a failure prints the shrunk scenario.
+// their Result; each model asked in its own form, natively until it refuses the schema and
+// then with a tool for the rest of the run, the refused request sent again at once and said
+// once in the events; a refusal ending the run, quoted; no goroutine left. `make test` runs
+// three hundred scenarios, `make reliability` ten thousand (-rapid.checks); a failure prints
+// the shrunk scenario.
 
 func TestRunLoopProperties(t *testing.T) {
 	base := runtime.NumGoroutine()
@@ -52,7 +59,7 @@ func TestRunLoopProperties(t *testing.T) {
 // runLoopProperty is one scenario of TestRunLoopProperties.
 func runLoopProperty(base int) func(*rapid.T) {
 	return func(t *rapid.T) {
-		s := rungen.Draw(t, rungen.Features{Wire: true, Chat: true, Cancel: true})
+		s := rungen.Draw(t, rungen.Features{Wire: true, Chat: true, Cancel: true, Native: true})
 		w, err := rungen.New(s)
 		if err != nil {
 			t.Fatal(err)
@@ -79,8 +86,12 @@ func runLoopProperty(base int) func(*rapid.T) {
 // each time in a fresh assistant value, from its paused state through JSON, and checks the
 // promises after each.
 func playRun(ctx context.Context, t *rapid.T, w *rungen.World, s rungen.Scenario, prompt string, opts []assistant.Option) {
-	res, err := w.Supervisor(opts...).Run(ctx, assistant.Input{Prompt: prompt})
+	from, ev := len(w.Seen().Asks), &events{}
+	res, err := w.Supervisor(append(opts, assistant.WithCallback(ev))...).Run(ctx, assistant.Input{Prompt: prompt})
 	check(t, w, s, res, err)
+	fell := map[formKey]bool{} // the models that refused the schema, by run
+	checkForms(t, s, w.Seen().Asks[from:], ev.all(), err, fell)
+	checkRefusal(t, s, w.Seen().Asks[from:], err)
 	decided := map[string]bool{} // approved calls, by id
 	for round := 0; err == nil && res.Stop == assistant.StopPending && round < 4; round++ {
 		b, merr := json.Marshal(res.Paused)
@@ -95,10 +106,86 @@ func playRun(ctx context.Context, t *rapid.T, w *rungen.World, s rungen.Scenario
 		for id, d := range decisions {
 			decided[id] = d.Verdict == assistant.VerdictApprove
 		}
-		res, err = w.Supervisor(opts...).Resume(ctx, &paused, decisions)
+		from, ev = len(w.Seen().Asks), &events{}
+		res, err = w.Supervisor(append(opts, assistant.WithCallback(ev))...).Resume(ctx, &paused, decisions)
 		check(t, w, s, res, err)
+		checkForms(t, s, w.Seen().Asks[from:], ev.all(), err, fell)
+		checkRefusal(t, s, w.Seen().Asks[from:], err)
 	}
 	checkApproved(t, w, res, decided)
+}
+
+// events records the events of a run and of the runs it delegates to.
+type events struct {
+	mu   sync.Mutex
+	list []callback.Event
+}
+
+func (e *events) Handle(_ context.Context, ev callback.Event) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.list = append(e.list, ev)
+}
+
+func (e *events) all() []callback.Event {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.list)
+}
+
+// formKey is a model of a World, in a run: an Ask's Model and Run.
+type formKey struct{ model, run string }
+
+// checkForms asserts, of the requests of one run or resume (asks, as the models took them, in
+// order) and its events, that each model was asked in its own form: with the output schema
+// where it takes one natively, until it refused the schema — then at once the same request
+// again without it, and without it for the rest of its run — and that each refusal of the
+// schema that was asked again was said once in the events (callback.OutputFallback, wrapping
+// model.ErrOutputSchema), at most once per model and run. A refused request is left unasked
+// only by a run that ended in an error (a cancellation, a limit met in a parallel run). fell
+// holds the models that refused the schema before, in the run this one resumes, and gets
+// those that refuse it now: a resumed run may ask them in either form (its paused state need
+// not say which).
+func checkForms(t *rapid.T, s rungen.Scenario, asks []rungen.Ask, evs []callback.Event, err error, fell map[formKey]bool) {
+	refused := map[formKey]int{} // the index in asks of the model's refused request in this run
+	asked := 0                   // refused requests asked again
+	for i, a := range asks {
+		k := formKey{a.Model, a.Run}
+		j, now := refused[k]
+		if now && j >= 0 {
+			if r := asks[j]; a.Turn != r.Turn || a.Schema {
+				t.Fatalf("request %d (%+v) after %s refused the schema at turn %d of %s: want the same request without the schema", i+1, a, a.Model, r.Turn, a.Run)
+			}
+			refused[k], asked = -1, asked+1
+		}
+		if want := s.NativeModel(a.Model) && !now; a.Schema != want && (now || !fell[k]) {
+			t.Fatalf("request %d (%+v): the schema sent: %v; want %v (native %v, refused the schema before: %v)", i+1, a, a.Schema, want, s.NativeModel(a.Model), now)
+		}
+		if a.SchemaRefused {
+			refused[k], fell[k] = i, true
+		}
+	}
+	for k, j := range refused {
+		if j >= 0 && err == nil {
+			t.Fatalf("%s refused the schema in %s (request %d), and was not asked again, in a run that ended without an error", k.model, k.run, j+1)
+		}
+	}
+	type runModel struct{ run, model string }
+	fallbacks := map[runModel]int{}
+	for _, e := range evs {
+		if e.Kind != callback.OutputFallback {
+			continue
+		}
+		if !errors.Is(e.Err, model.ErrOutputSchema) {
+			t.Fatalf("an OutputFallback event of %s in run %s for %v: want model.ErrOutputSchema", e.Model, e.RunID, e.Err)
+		}
+		if fallbacks[runModel{e.RunID, e.Model}]++; fallbacks[runModel{e.RunID, e.Model}] > 1 {
+			t.Fatalf("two OutputFallback events of %s in run %s", e.Model, e.RunID)
+		}
+	}
+	if n := len(slices.DeleteFunc(evs, func(e callback.Event) bool { return e.Kind != callback.OutputFallback })); n != asked {
+		t.Fatalf("%d OutputFallback events; %d refused schemas were asked again", n, asked)
+	}
 }
 
 // propArgs are the arguments of the tools of the property tests.
@@ -120,6 +207,10 @@ func check(t *rapid.T, w *rungen.World, s rungen.Scenario, res *assistant.Result
 		}
 	}
 	if err != nil && strings.Contains(err.Error(), "providertest") && !strings.Contains(err.Error(), "the model failed") {
+		t.Fatalf("a fake provider API refused a request: %v", err)
+	}
+	var pe *model.ProviderError
+	if s.Wire != "" && errors.As(err, &pe) && pe.Provider != "test" && pe.Status >= 400 && pe.Status < 500 {
 		t.Fatalf("a fake provider API refused a request: %v", err)
 	}
 	if err != nil && seen.CalledAny && res == nil && !errors.Is(err, assistant.ErrNotPaused) {
@@ -158,6 +249,20 @@ func check(t *rapid.T, w *rungen.World, s rungen.Scenario, res *assistant.Result
 		t.Fatalf("the Result's messages are a conversation providers reject: %v", rerr)
 	}
 	checkCallOrder(t, res.Messages)
+}
+
+// checkRefusal asserts that a run or resume, whose requests were asks, ended with the model's
+// refusal, quoted, when the supervisor's last reply was one (see rungen.Scenario.Refused),
+// and only then.
+func checkRefusal(t *rapid.T, s rungen.Scenario, asks []rungen.Ask, err error) {
+	var stop *assistant.ModelStopError
+	refused := errors.As(err, &stop) && errors.Is(err, assistant.ErrRefusal)
+	if want := s.Refused(asks); refused != want {
+		t.Fatalf("the supervisor's last reply was a refusal: %v; the run ended with %v", want, err)
+	}
+	if refused && stop.Refusal != rungen.Refusal {
+		t.Fatalf("a refusal quoted as %q; the model said %q: %v", stop.Refusal, rungen.Refusal, err)
+	}
 }
 
 // checkCallOrder asserts that the results of each turn of calls follow it in the calls' order.

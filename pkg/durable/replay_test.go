@@ -2,6 +2,7 @@ package durable_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -31,7 +32,8 @@ const (
 
 // TestAReplayOfAGeneratedRunEqualsTheRun plays generated scenarios (internal/rungen: tools,
 // skills, approvals, delegation, fallback, reasoning, limits, runs in a chat, the supervisor
-// behind a fake provider API at times; no cancellation) as durable runs, resumes the runs that
+// behind a fake provider API at times, models asked for the output natively, schemas refused,
+// refusals apart from the text; no cancellation) as durable runs, resumes the runs that
 // pause, and forks each run and continuation with dbos.ForkWorkflow from sampled steps (every
 // step with CADRE_REPLAY_ALL_STEPS=1) and from after its last. Every fork must end as the run
 // did — its Response (answer, messages, usage report, stop, model, paused state) and its error
@@ -39,6 +41,9 @@ const (
 // each as the run did. This is what a recovery relies on, whatever a run does: a model that
 // answers by the request and tools that keep no state the run reads back give the same run
 // again from any step.
+// A run whose supervisor's last reply was a refusal must end with the model's refusal, quoted,
+// as the run loop's property test asks of a run that is not durable: a record that loses the
+// refusal would make the run and its forks end alike, otherwise.
 //
 // A fork of a run in a chat starts after the run loaded the chat, and a fork of a continuation
 // after it took the paused state from the chat: a fork from before reads the chat as it is
@@ -53,7 +58,7 @@ func TestAReplayOfAGeneratedRunEqualsTheRun(t *testing.T) {
 	// to a size of their own, and a failing one is printed whole, not shrunk — each attempt at
 	// shrinking would cost an engine and its forks.
 	gen := rapid.Custom(func(t *rapid.T) rungen.Scenario {
-		return rungen.Draw(t, rungen.Features{Wire: true, Chat: true, Deep: true})
+		return rungen.Draw(t, rungen.Features{Wire: true, Chat: true, Deep: true, Native: true})
 	})
 	var fig replayFigures
 	start := time.Now()
@@ -144,25 +149,44 @@ func replayScenario(t *testing.T, s rungen.Scenario, r *rand.Rand, every bool, f
 		if s.Chat {
 			in.Chat = chat.ID{Tenant: "acme", User: "ana", Chat: "trip"}
 		}
+		from := len(w.Seen().Asks)
 		id, err := eng.Start(ctx, "supervisor", in)
 		if err != nil {
 			t.Fatal(err)
 		}
 		p := played{id: id}
 		p.res, p.err = eng.Await(ctx, id)
+		checkRefusal(t, s, w.Seen().Asks[from:], p)
 		all = append(all, p)
 		for round := 0; p.err == nil && p.res.Stop == assistant.StopPending && round < 4; round++ {
+			from := len(w.Seen().Asks)
 			next, err := eng.Resume(ctx, p.id, s.Decisions(round, p.res.Paused.Waiting()))
 			if err != nil {
 				t.Fatalf("Resume(%s): %v", p.id, err)
 			}
 			p = played{id: next}
 			p.res, p.err = eng.Await(ctx, next)
+			checkRefusal(t, s, w.Seen().Asks[from:], p)
 			all = append(all, p)
 		}
 	}
 	for _, p := range all {
 		forkAndCompare(ctx, t, dctx, eng, q, ran, p, r, every, fig)
+	}
+}
+
+// checkRefusal checks that the workflow p, whose requests were asks, ended with the model's
+// refusal, quoted, when the supervisor's last reply was one (see rungen.Scenario.Refused), and
+// only then: a fork that ends as p did ends so too.
+func checkRefusal(t *testing.T, s rungen.Scenario, asks []rungen.Ask, p played) {
+	t.Helper()
+	var stop *assistant.ModelStopError
+	refused := errors.As(p.err, &stop) && errors.Is(p.err, assistant.ErrRefusal)
+	if want := s.Refused(asks); refused != want {
+		t.Errorf("run %s: the supervisor's last reply was a refusal: %v; the run ended with %v", p.id, want, p.err)
+	}
+	if refused && stop.Refusal != rungen.Refusal {
+		t.Errorf("run %s: a refusal quoted as %q; the model said %q", p.id, stop.Refusal, rungen.Refusal)
 	}
 }
 
