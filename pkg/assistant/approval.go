@@ -109,6 +109,9 @@ type Paused struct {
 	Model     string          `json:"model"`
 	Failures  int             `json:"failures,omitempty"` // answers that could not be used so far
 	Chat      *chat.ID        `json:"chat,omitempty"`
+	// SchemaRefused names the models of the chain that refused the output schema in native
+	// form (OutputFallback): the resumed run asks them with a tool, as the run did.
+	SchemaRefused []string `json:"schema_refused,omitempty"`
 }
 
 // Waiting returns every call that waits for a decision, in this run and in the runs it
@@ -159,7 +162,7 @@ func (r *run[O]) pause(ctx context.Context) (*Result[O], error) {
 		return r.failPause(ctx, fmt.Errorf("assistant %q: keeping the paused run: %w", r.p.name, err))
 	}
 	p := &Paused{Assistant: r.p.name, Messages: msgs, First: r.first, Calls: r.turn.paused(),
-		Usage: r.state.account.Report(), Model: r.res.Model, Failures: len(r.answers.failures)}
+		Usage: r.state.account.Report(), Model: r.res.Model, Failures: len(r.answers.failures), SchemaRefused: r.refusedSchema()}
 	if r.chat.on {
 		id := r.chat.id
 		p.Chat = &id

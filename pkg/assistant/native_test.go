@@ -351,3 +351,42 @@ func TestNativeOutputMeetsResumeAndDelegation(t *testing.T) {
 		t.Errorf("specialist requests %+v: want one, with its own schema", s)
 	}
 }
+
+// TestARefusedSchemaStaysRefusedAcrossAPause: a model that refused the schema before the run
+// paused is asked with a tool when the run resumes, from its JSON state, in another process as
+// well: the refusal is not paid for again.
+func TestARefusedSchemaStaysRefusedAcrossAPause(t *testing.T) {
+	t.Parallel()
+	m, log := watching(func(n int, s seen) llmtest.Reply {
+		switch {
+		case s.schema != nil:
+			return schemaRefused(n, s)
+		case n == 1:
+			return llmtest.Calls(llmtest.Call("send", `{}`))
+		}
+		return llmtest.Calls(llmtest.Call("final_result", `{"name":"Lyon"}`))
+	})
+	native := model.Fixed(model.Model{Name: "native", LLM: m, Output: model.NativeOutput})
+	a := assistant.New[place]("geo", assistant.WithModels(native), assistant.WithTools(countingTool("send", new(atomic.Int64))),
+		assistant.WithApproval(fixed(assistant.Decision{Verdict: assistant.VerdictPending}), "send"))
+	res, err := a.Run(testContext(t), assistant.Input{Prompt: "Lyon?"})
+	if err != nil || res.Stop != assistant.StopPending {
+		t.Fatalf("%+v, %v: want a pause", res, err)
+	}
+	state, err := json.Marshal(res.Paused)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paused assistant.Paused
+	if err := json.Unmarshal(state, &paused); err != nil {
+		t.Fatal(err)
+	}
+	final, err := a.Resume(testContext(t), &paused, map[string]assistant.Decision{paused.Calls[0].ID: assistant.Approved()})
+	if err != nil || final.Output.Name != "Lyon" {
+		t.Fatalf("resumed: %+v, %v", final, err)
+	}
+	got := log()
+	if len(got) != 3 || got[0].schema == nil || got[1].schema != nil || got[2].schema != nil {
+		t.Errorf("requests %+v: want the schema refused once, then the tool form before and after the pause", got)
+	}
+}

@@ -139,12 +139,37 @@ func (r *run[O]) options(i int) ([]llms.CallOption, OutputMode, error) {
 	if r.p.reqOpts != nil { // a chain of one model, in its form
 		return r.p.reqOpts, ms.mode, nil
 	}
-	form := ms.mode
-	if i > 0 {
-		form = r.p.formFor(ms.chain[i])
-	}
+	form := r.firstForm(i)
 	opts, err := r.ask(i, form)
 	return opts, form, err
+}
+
+// firstForm is how the output is asked of the chain's model i until the run changes it.
+func (r *run[O]) firstForm(i int) OutputMode {
+	if i == 0 {
+		return r.models.mode
+	}
+	return r.p.formFor(r.models.chain[i])
+}
+
+// form is how the output is asked of the chain's model i now, before its first request too.
+func (r *run[O]) form(i int) OutputMode {
+	if ms := &r.models; ms.opts != nil && ms.opts[i] != nil {
+		return ms.forms[i]
+	}
+	return r.firstForm(i)
+}
+
+// refusedSchema names the models of the chain that refused the output schema in the run:
+// those first asked natively, now asked in another form.
+func (r *run[O]) refusedSchema() []string {
+	var names []string
+	for i, m := range r.models.chain {
+		if r.form(i) != OutputNative && r.firstForm(i) == OutputNative {
+			names = append(names, m.Name)
+		}
+	}
+	return names
 }
 
 // ask makes the chain's model i asked in form from now on in the run, and returns the call

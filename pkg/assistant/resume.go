@@ -180,6 +180,13 @@ func (p *plan[O]) resume(ctx context.Context, paused *Paused, decisions map[stri
 	if paused.Chat != nil {
 		r.chat.id, r.chat.on = *paused.Chat, true // a new pause keeps a new state
 	}
+	for i, m := range r.models.chain {
+		if slices.Contains(paused.SchemaRefused, m.Name) && r.form(i) == OutputNative {
+			if _, err := r.ask(i, p.toolForm(m)); err != nil {
+				return nil, err
+			}
+		}
+	}
 	r.turn = resumedTurn(paused.Calls, decisions)
 	return r.around(ctx, RunInfo{Resumed: true})
 }

@@ -81,6 +81,11 @@ func TestAReplyWithARefusalFinishesRefused(t *testing.T) {
 		if r.Refusal != "I can't help with that." || r.Finish() != model.FinishRefusal {
 			t.Errorf("Refusal %q, Finish %v", r.Refusal, r.Finish())
 		}
+		// In the conversation, the refusal is what the assistant said: a provider refuses an
+		// assistant message without content.
+		if m := r.Message(); len(choices) == 1 && (len(m.Parts) != 1 || m.Parts[0] != llms.TextContent{Text: "I can't help with that."}) {
+			t.Errorf("Message() = %+v", m)
+		}
 	}
 }
 

@@ -110,15 +110,19 @@ func normalizeCalls(calls []llms.ToolCall) []llms.ToolCall {
 	return calls
 }
 
-// Message is r as an assistant message: its reasoning, the text (when there is any), then
+// Message is r as an assistant message: its reasoning, the text (when there is any; a refusal
+// given apart from an empty text stands for it, so that the message is never empty), then
 // every tool call.
 func (r Reply) Message() llms.MessageContent {
 	parts := make([]llms.ContentPart, 0, len(r.Reasoning)+len(r.ToolCalls)+1)
 	for _, p := range r.Reasoning {
 		parts = append(parts, p)
 	}
-	if r.Text != "" {
+	switch {
+	case r.Text != "":
 		parts = append(parts, llms.TextContent{Text: r.Text})
+	case r.Refusal != "":
+		parts = append(parts, llms.TextContent{Text: r.Refusal})
 	}
 	for _, c := range r.ToolCalls {
 		parts = append(parts, c)
