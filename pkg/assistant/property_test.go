@@ -144,8 +144,8 @@ type formKey struct{ model, run string }
 // model.ErrOutputSchema), at most once per model and run. A refused request is left unasked
 // only by a run that ended in an error (a cancellation, a limit met in a parallel run). fell
 // holds the models that refused the schema before, in the run this one resumes, and gets
-// those that refuse it now: a resumed run may ask them in either form (its paused state need
-// not say which).
+// those that refuse it now: a resumed run asks them without the schema, as its paused state
+// says (Paused.SchemaRefused).
 func checkForms(t *rapid.T, s rungen.Scenario, asks []rungen.Ask, evs []callback.Event, err error, fell map[formKey]bool) {
 	refused := map[formKey]int{} // the index in asks of the model's refused request in this run
 	asked := 0                   // refused requests asked again
@@ -158,8 +158,9 @@ func checkForms(t *rapid.T, s rungen.Scenario, asks []rungen.Ask, evs []callback
 			}
 			refused[k], asked = -1, asked+1
 		}
-		if want := s.NativeModel(a.Model) && !now; a.Schema != want && (now || !fell[k]) {
-			t.Fatalf("request %d (%+v): the schema sent: %v; want %v (native %v, refused the schema before: %v)", i+1, a, a.Schema, want, s.NativeModel(a.Model), now)
+		if want := s.NativeModel(a.Model) && !now && !fell[k]; a.Schema != want {
+			t.Fatalf("request %d (%+v): the schema sent: %v; want %v (native %v, refused the schema in this run: %v, before it paused: %v)",
+				i+1, a, a.Schema, want, s.NativeModel(a.Model), now, fell[k])
 		}
 		if a.SchemaRefused {
 			refused[k], fell[k] = i, true
