@@ -333,7 +333,7 @@ func FuzzClose(f *testing.F) {
 // where a decoded partial document need not be within the decoded whole.
 func hasDuplicateKeys(data []byte) bool {
 	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber() // 1e700 is valid JSON, and no float64
+	dec.UseNumber()            // 1e700 is valid JSON, and no float64
 	var keys []map[string]bool // one set per open container; nil for an array
 	expectKey := func() bool { return len(keys) > 0 && keys[len(keys)-1] != nil }
 	afterKey := false
