@@ -84,6 +84,8 @@ type modelSpec struct {
 	// output is the output key: how the model is asked for structured output (Model.Output);
 	// OutputUnknown when not set. The parser checks native against the provider's type.
 	output model.OutputForm
+	// price is the price key, its cache prices filled in; nil when the file gives none.
+	price *model.Price
 	// missing names the ${VAR}s, unset and without a default, in the model's values: the
 	// model cannot be used (the field they were in is left unset).
 	missing []string
@@ -130,7 +132,7 @@ var (
 	providerKeys = []string{"type", "api_key", "base_url", "api_version", "timeout", "region"}
 	modelKeys    = []string{"provider", "model", "temperature", "max_tokens", "top_p", "top_k",
 		"stop", "seed", "frequency_penalty", "presence_penalty", "json",
-		"reasoning_effort", "thinking_budget", "prompt_cache", "output"}
+		"reasoning_effort", "thinking_budget", "prompt_cache", "output", "price"}
 	retryKeys = []string{"max_attempts", "initial_backoff", "max_backoff"}
 )
 
@@ -382,6 +384,10 @@ func (p *parser) model(cfg *fileConfig, e yamlconf.Entry, providersOK bool) *mod
 		}
 		if f.Key == "stop" {
 			ms.stop = p.Texts(f.Val, fp, &ms.missing)
+			continue
+		}
+		if f.Key == "price" {
+			ms.price = p.price(f, fp, &ms.missing)
 			continue
 		}
 		if !slices.Contains(modelKeys, f.Key) {

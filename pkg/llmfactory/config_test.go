@@ -519,6 +519,78 @@ func badConfigs() []badConfig {
 			"  openai: {timeout: '${T}'}",
 			"models: {fast: {provider: openai, model: m}}",
 		), want: []string{`llm.yaml:2: providers.openai.timeout: the value of "${T}" is not a duration`}},
+		{name: "price negative", data: doc(
+			"providers: {openai: {}}",
+			"models:",
+			"  fast:",
+			"    provider: openai",
+			"    model: m",
+			"    price:",
+			"      input: 2.5",
+			"      cache_read: -0.25",
+		), want: []string{`llm.yaml:8: models.fast.price.cache_read: "-0.25" is negative: a price is 0 or more`}},
+		{name: "price negative infinity", data: doc(
+			"providers: {openai: {}}",
+			"models: {fast: {provider: openai, model: m, price: {output: -1e999}}}",
+		), want: []string{`llm.yaml:2: models.fast.price.output: "-1e999" is negative`}},
+		{name: "price not a number", data: doc(
+			"providers: {openai: {}}",
+			"models:",
+			"  fast:",
+			"    provider: openai",
+			"    model: m",
+			"    price: {input: $2.50, output: 10}",
+		), want: []string{`llm.yaml:6: models.fast.price.input: "$2.50" is not a number: write the price of a million tokens, e.g. 2.5`}},
+		{name: "price NaN", data: doc(
+			"providers: {openai: {}}",
+			"models: {fast: {provider: openai, model: m, price: {input: NaN}}}",
+		), want: []string{`llm.yaml:2: models.fast.price.input: "NaN" is not a number`}},
+		{name: "price YAML's NaN", data: doc(
+			"providers: {openai: {}}",
+			"models: {fast: {provider: openai, model: m, price: {input: .nan}}}",
+		), want: []string{`llm.yaml:2: models.fast.price.input: ".nan" is not a number`}},
+		{name: "price too large", data: doc(
+			"providers: {openai: {}}",
+			"models: {fast: {provider: openai, model: m, price: {output: 2500000}}}",
+		), want: []string{`llm.yaml:2: models.fast.price.output: "2500000" is out of range (0 to 1000000 per million tokens)`}},
+		{name: "price infinite", data: doc(
+			"providers: {openai: {}}",
+			"models: {fast: {provider: openai, model: m, price: {output: Inf}}}",
+		), want: []string{`llm.yaml:2: models.fast.price.output: "Inf" is out of range (0 to 1000000 per million tokens)`}},
+		{name: "price unknown key", data: doc(
+			"providers: {openai: {}}",
+			"models:",
+			"  fast:",
+			"    provider: openai",
+			"    model: m",
+			"    price:",
+			"      input: 2.5",
+			"      cached_input: 1.25",
+		), want: []string{"llm.yaml:8: models.fast.price.cached_input: unknown key (known: input, cache_read, cache_write, output)"}},
+		{name: "price empty", data: doc(
+			"providers: {openai: {}}",
+			"models:",
+			"  fast:",
+			"    provider: openai",
+			"    model: m",
+			"    price: {}",
+		), want: []string{"llm.yaml:6: models.fast.price: no price given: write at least one of input, cache_read, cache_write, output, per million tokens"}},
+		{name: "price of nulls", data: doc(
+			"providers: {openai: {}}",
+			"models: {fast: {provider: openai, model: m, price: {input: ~, output: '${OUT:-}'}}}",
+		), want: []string{"llm.yaml:2: models.fast.price: no price given"}},
+		{name: "price not a mapping", data: doc(
+			"providers: {openai: {}}",
+			"models: {fast: {provider: openai, model: m, price: 2.5}}",
+		), want: []string{"llm.yaml:2: models.fast.price: expected a mapping (key: value lines), found a single value"}},
+		{name: "price given a list", data: doc(
+			"providers: {openai: {}}",
+			"models: {fast: {provider: openai, model: m, price: {input: [2.5]}}}",
+		), want: []string{"llm.yaml:2: models.fast.price.input: expected a single value, found a list"}},
+		{name: "price from a bad variable", env: map[string]string{"IN_PRICE": "cheap-secret"}, data: doc(
+			"providers: {openai: {}}",
+			"models: {fast: {provider: openai, model: m, price: {input: '${IN_PRICE}'}}}",
+		), want: []string{`llm.yaml:2: models.fast.price.input: the value of "${IN_PRICE}" is not a number`}},
 	}
 }
 
@@ -986,7 +1058,7 @@ func TestDocsNameEveryKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, set := range [][]string{topKeys, providerKeys, modelKeys, retryKeys, rateLimitKeys, quotaKeys} {
+	for _, set := range [][]string{topKeys, providerKeys, modelKeys, retryKeys, rateLimitKeys, quotaKeys, priceKeys} {
 		for _, key := range set {
 			if !strings.Contains(string(data), "`"+key+"`") {
 				t.Errorf("docs/llm-yaml.md does not document `%s`", key)
@@ -1002,6 +1074,13 @@ func FuzzParseConfig(f *testing.F) {
 	for _, tc := range badConfigs() {
 		f.Add([]byte(tc.data))
 	}
+	f.Add([]byte(doc(
+		"providers: {openai: {}}",
+		"x-price: &std {input: 2.5, cache_read: 0.25, output: 10}",
+		"models:",
+		"  fast: {provider: openai, model: m, price: {input: 1.25, cache_read: 0.125, cache_write: 1.5, output: 10}}",
+		"  other: {provider: openai, model: n, price: *std}",
+	)))
 	const secret = "fuzz-secret-value"
 	env := func(name string) (string, bool) {
 		if strings.HasPrefix(name, "S") {
@@ -1041,6 +1120,13 @@ func checkConfig(t *testing.T, cfg *fileConfig) {
 		}
 		if m.model == "" && len(m.missing) == 0 {
 			t.Errorf("model %q has no model id and nothing missing", name)
+		}
+		if p := m.price; p != nil {
+			for _, x := range []float64{p.Input, p.CacheRead, p.CacheWrite, p.Output} {
+				if !(x >= 0 && x <= maxPrice) {
+					t.Errorf("model %q has price %+v, out of range", name, *p)
+				}
+			}
 		}
 	}
 	if _, ok := cfg.models[cfg.def]; cfg.def != "" && !ok {

@@ -1,7 +1,7 @@
 // Package llmfactory turns an llm.yaml file into the models of cadre's assistants: which
 // provider serves each model and how to reach it, each model's default settings, each
-// assistant's model or fallback chain, how failed requests are retried, and the rate limits
-// of each tenant and user.
+// assistant's model or fallback chain, how failed requests are retried, the rate limits of
+// each tenant and user, and what each model's tokens cost.
 //
 // Load reads a file and Parse a document already in memory; the *Factory they return is a
 // model.Resolver, which assistant.WithModels takes:
@@ -52,6 +52,13 @@
 // Anthropic does not take, and a 400 that names the schema, fail the request with an error
 // that wraps model.ErrOutputSchema; OpenAI's refusals, which langchaingo's client drops, reach
 // model.Read under model.RefusalInfo.
+//
+// # Prices
+//
+// A model's price key gives what a million tokens of each kind cost (input, cache_read,
+// cache_write, output; a cache price left out is the input price). Factory.Prices gives them
+// by model name, for model.Costs to price a usage report, and each resolved model.Model
+// carries its own in Price.
 //
 // # Environment variables
 //

@@ -345,7 +345,17 @@ func (f *Factory) newModel(spec *modelSpec) (model.Model, error) {
 		NoTools:     noTools,
 		Shape:       shape,
 		Output:      outputForm(spec, schemaAPI, provider, p.typ != "openai" || ownAPI),
+		Price:       price(spec),
 	}, nil
+}
+
+// price is a copy of the price of spec, for its model.Model; nil when it has none.
+func price(spec *modelSpec) *model.Price {
+	if spec.price == nil {
+		return nil
+	}
+	p := *spec.price
+	return &p
 }
 
 // outputForm is how the model of spec is best asked for structured output: its output key,

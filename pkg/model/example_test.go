@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/cadrehq/cadre/pkg/model"
+	"github.com/cadrehq/cadre/pkg/usage"
 	"github.com/tmc/langchaingo/llms"
 )
 
@@ -66,4 +67,20 @@ func ExampleShape_Wire() {
 	// tool: result c1 sunny
 	// ai: call c2 {"city":"Oslo"}
 	// tool: result c2 rain
+}
+
+// Costs prices a run's usage report with prices per million tokens by model name, as
+// llmfactory's Factory.Prices gives them from llm.yaml; a model without a price is named.
+func ExampleCosts() {
+	report := usage.Report{ByModel: map[string]usage.Usage{
+		"deep":  {Requests: 1, InputTokens: 1350, CacheReadTokens: 1000, CacheWriteTokens: 300, OutputTokens: 120},
+		"local": {Requests: 1, InputTokens: 2000, OutputTokens: 500},
+	}}
+	prices := map[string]model.Price{"deep": {Input: 3, CacheRead: 0.3, CacheWrite: 3.75, Output: 15}}
+	total, byModel, missing := model.Costs(report, prices)
+	fmt.Printf("deep: $%.6f\n", byModel["deep"])
+	fmt.Printf("total: $%.6f, without %v\n", total, missing)
+	// Output:
+	// deep: $0.003375
+	// total: $0.003375, without [local]
 }

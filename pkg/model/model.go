@@ -47,6 +47,11 @@ type Model struct {
 	// client given to assistant.WithModel or Describe, whose transport may not write a schema
 	// at all.
 	Output OutputForm
+	// Price is what the model's tokens cost (Price.Cost prices a usage with it), nil when
+	// unknown: for a model of the llm.yaml factory, its price key, nil when it has none; nil
+	// for a model given to assistant.WithModel or Describe, unless set on the Model returned.
+	// The copies of a Model share it: replace it rather than change the Price it points to.
+	Price *Price
 }
 
 // ToolSupporter is implemented by an llms.Model that knows whether it can take tool
