@@ -54,8 +54,6 @@ func geo(answer func(prompt string) string, usagePer usage.Usage) *assistant.Ass
 	return assistant.New[city]("geo", assistant.WithModel(m), assistant.WithTools(lookup))
 }
 
-func ptr[T any](v T) *T { return &v }
-
 // TestEvaluateGradesEveryRun: every case runs WithRepeat times; each run is graded by the
 // dataset's evaluators and the case's; the report adds them up, with the trajectory read from
 // the run and the pass rate's interval.
