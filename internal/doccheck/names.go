@@ -22,6 +22,8 @@ func packages() map[string]string {
 		"callbacktest":   cadre + "callback/callbacktest",
 		"chattest":       cadre + "chat/chattest",
 		"durable":        cadre + "durable",
+		"eval":           cadre + "eval",
+		"evaltest":       cadre + "eval/evaltest",
 		"redisstore":     cadre + "chat/redisstore",
 		"sqlitestore":    cadre + "chat/sqlitestore",
 		"postgresstore":  cadre + "chat/postgresstore",
