@@ -4,14 +4,15 @@ GO          ?= go
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 PKGS        := ./...
 
-.PHONY: test vet lint fmt fmt-check bench cover fuzz quickstart interop-deps reliability mutation soak
+.PHONY: test vet lint fmt fmt-check bench cover fuzz quickstart interop-deps browser-deps reliability mutation soak
 
 ## test: everything CI checks — formatting, vet, staticcheck, the race-enabled test suite (with
-## the MCP interop tests, which need Node.js: see interop-deps; the Redis chat store's, which
-## run against a redis-server that scripts/with-redis starts and stops; and the Postgres chat
-## store's, against a PostgreSQL server that scripts/with-postgres starts and stops), and a few
-## seconds of each fuzz target (a crash found there is saved under testdata/fuzz).
-test: interop-deps fmt-check vet lint
+## the MCP interop tests, which need Node.js: see interop-deps; the browser tests, which need
+## Chromium: see browser-deps; the Redis chat store's, which run against a redis-server that
+## scripts/with-redis starts and stops; and the Postgres chat store's, against a PostgreSQL
+## server that scripts/with-postgres starts and stops), and a few seconds of each fuzz target (a
+## crash found there is saved under testdata/fuzz).
+test: interop-deps browser-deps fmt-check vet lint
 	scripts/with-redis scripts/with-postgres $(GO) test -race -count=1 $(PKGS)
 	$(MAKE) fuzz FUZZTIME=5s
 
@@ -65,6 +66,13 @@ interop/node_modules/.package-lock.json: interop/package.json interop/package-lo
 	fi
 	npm ci --prefix interop --no-audit --no-fund
 	@touch $@
+
+## browser-deps: the Chromium that the browser tests drive (internal/browsertest).
+## scripts/ensure-chromium installs Debian's chromium where it is missing, when it runs as root
+## with apt-get, and otherwise stops, saying what to install; CADRE_NO_BROWSER=1 skips the
+## browser tests and this check.
+browser-deps:
+	scripts/ensure-chromium
 
 vet:
 	$(GO) vet $(PKGS)
