@@ -4,7 +4,9 @@
 // each case to tell a pass rate from luck, and reports what it found with what it cost.
 //
 // A case is an input of type I, an optional expected output of type O, and evaluators of its
-// own beside the dataset's. [Evaluate] runs the cases concurrently (WithConcurrency), each
+// own beside the dataset's; a dataset is built in Go, or loaded from a YAML or JSON file with
+// [Load], whose errors name the file, the line and the key, and whose keys an editor completes
+// from [DatasetSchema]. [Evaluate] runs the cases concurrently (WithConcurrency), each
 // WithRepeat times, under one budget for the whole eval (WithBudget: usage.Limits across every
 // case and judge, unset fields no limit). Each run is observed through the assistant's seam: a
 // middleware given with the run's options records every tool call of its tree, so a trajectory
