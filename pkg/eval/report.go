@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 	"strconv"
@@ -118,7 +119,7 @@ func (r *Report) finish(ks []int) {
 				rr.Error = run.err.Error()
 			}
 			if run.output != nil && run.err == nil {
-				rr.Output, _ = json.Marshal(run.output)
+				rr.Output = marshalText(run.output)
 			}
 			rr.Text, rr.Model, rr.Duration, rr.Usage = run.text, run.model, run.duration, run.usage
 			rr.Cost, rr.Priced, rr.Grades, rr.Calls, rr.Messages = run.cost, run.priced, run.grades, run.calls, run.messages
@@ -179,6 +180,17 @@ func (r *Report) finish(ks []int) {
 		s.Score = scores / float64(grades)
 	}
 	s.LatencyP50, s.LatencyP95 = percentile(latencies, 50), percentile(latencies, 95)
+}
+
+// marshalText is v's JSON with <, > and & as they are: a report shows it as text.
+func marshalText(v any) json.RawMessage {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) != nil {
+		return nil
+	}
+	return bytes.TrimRight(b.Bytes(), "\n")
 }
 
 func sumLabels(labels map[string]int) int {
