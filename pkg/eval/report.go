@@ -19,10 +19,13 @@ const confidence = 0.95
 // Report is what an eval found: each case's runs, graded, and the summary of all of them. Its
 // JSON (encoding/json) is a stable shape, versioned by Version, for CI artifacts and Compare.
 type Report struct {
-	Version  int           `json:"version"`
-	Dataset  string        `json:"dataset"`
-	Subject  string        `json:"subject"` // the assistant's name (Runner.Name)
-	Repeat   int           `json:"repeat"`  // runs of each case
+	Version int    `json:"version"`
+	Dataset string `json:"dataset"`
+	Subject string `json:"subject"` // the assistant's name (Runner.Name)
+	// Variant names what the eval varied, as Matrix runs it (a model's name); "" for a
+	// plain Evaluate.
+	Variant  string        `json:"variant,omitempty"`
+	Repeat   int           `json:"repeat"` // runs of each case
 	Started  time.Time     `json:"started"`
 	Duration time.Duration `json:"duration_ns"`
 	// Stopped says why the eval ended before every run did (the budget, a cancellation); ""
