@@ -13,6 +13,7 @@ import (
 	"github.com/cadrehq/cadre/pkg/chat"
 	"github.com/cadrehq/cadre/pkg/model"
 	"github.com/cadrehq/cadre/pkg/usage"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Case is one task of a dataset: an input, what the answer should be when that is known, and
@@ -72,6 +73,7 @@ type config struct {
 	ks          []int
 	options     []assistant.Option
 	variant     string // the Variant's name, under Matrix
+	tracer      trace.Tracer
 }
 
 // WithConcurrency runs at most n runs at once (default 4).
@@ -257,6 +259,7 @@ func runCase[I, O any](ctx context.Context, d *Dataset[I, O], c *Case[I, O], in 
 	if ctx.Err() != nil {
 		return runResult{}
 	}
+	ctx, span := cfg.startCase(ctx, d.Name, c.Name, k)
 	rec := &recorder{}
 	in.Options = append(append([]assistant.Option{}, cfg.options...), assistant.WithMiddleware(rec.middleware()))
 	start := time.Now()
@@ -290,6 +293,9 @@ func runCase[I, O any](ctx context.Context, d *Dataset[I, O], c *Case[I, O], in 
 		}
 		g.Evaluator = e.Name()
 		out.grades = append(out.grades, g)
+	}
+	if span != nil {
+		endCase(span, &out)
 	}
 	return out
 }
