@@ -179,7 +179,8 @@ func evaluate[I, O any](ctx context.Context, d *Dataset[I, O], r assistant.Runne
 			}
 		}()
 	}
-	for i := range d.Cases {
+	for i, c := range d.Cases {
+		rep.Cases[i].Name, rep.Cases[i].Metadata = c.Name, c.Metadata
 		rep.Cases[i].runs = make([]runResult, cfg.repeat)
 	}
 send:
