@@ -13,8 +13,8 @@ const ScopeName = "github.com/cadrehq/cadre/pkg/eval"
 
 // The attributes of a case's span.
 const (
-	AttrDataset = attribute.Key("cadre.eval.dataset")
-	AttrCase    = attribute.Key("cadre.eval.case")
+	AttrDataset = attribute.Key("cadre.eval.dataset") // the dataset's name
+	AttrCase    = attribute.Key("cadre.eval.case")    // the case's name
 	AttrRepeat  = attribute.Key("cadre.eval.repeat")  // the run's place among the case's runs, from 0
 	AttrVariant = attribute.Key("cadre.eval.variant") // Matrix's variant; absent for Evaluate
 	AttrPass    = attribute.Key("cadre.eval.pass")    // whether the run passed every grade
