@@ -17,4 +17,9 @@
 // the evaluator says otherwise), an assertion that passes or fails, or a label, each with a
 // reason. A run passes when every score and assertion of it passes; a case's pass rate comes
 // with its 95 % Wilson interval and pass@k.
+//
+// [Matrix] runs one dataset over several [Variant]s of the run — [Models] makes one for each
+// model of llm.yaml — under one budget, each report naming its variant, to choose a model by
+// its pass rate and cost. [WithTracerProvider] makes each run of a case a span, parent of the
+// run's own (otelcadre's), and package evaltest runs an eval as a go test.
 package eval

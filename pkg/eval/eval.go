@@ -13,6 +13,7 @@ import (
 	"github.com/cadrehq/cadre/pkg/chat"
 	"github.com/cadrehq/cadre/pkg/model"
 	"github.com/cadrehq/cadre/pkg/usage"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Case is one task of a dataset: an input, what the answer should be when that is known, and
@@ -71,6 +72,8 @@ type config struct {
 	prices      map[string]model.Price
 	ks          []int
 	options     []assistant.Option
+	variant     string // the Variant's name, under Matrix
+	tracer      trace.Tracer
 }
 
 // WithConcurrency runs at most n runs at once (default 4).
@@ -112,36 +115,53 @@ func WithRunOptions(opts ...assistant.Option) Option {
 // Evaluate returns an error with the report so far when ctx ends or the budget is spent; an
 // error without a report for a dataset that cannot run.
 func Evaluate[I, O any](ctx context.Context, d *Dataset[I, O], r assistant.Runner[O], opts ...Option) (*Report, error) {
-	if err := d.check(); err != nil {
+	cfg, inputs, err := prepare(d, opts)
+	if err != nil {
 		return nil, err
 	}
-	cfg := config{concurrency: 4, repeat: 1}
+	return evaluate(cfg.withBudget(ctx), d, r, inputs, cfg)
+}
+
+// prepare checks d and opts, and makes the runs' inputs of the cases.
+func prepare[I, O any](d *Dataset[I, O], opts []Option) (*config, []assistant.Input, error) {
+	if err := d.check(); err != nil {
+		return nil, nil, err
+	}
+	cfg := &config{concurrency: 4, repeat: 1}
 	for _, o := range opts {
 		if o != nil {
-			o(&cfg)
+			o(cfg)
 		}
 	}
 	if cfg.concurrency < 1 || cfg.repeat < 1 {
-		return nil, fmt.Errorf("eval: WithConcurrency and WithRepeat take 1 or more (got %d and %d)", cfg.concurrency, cfg.repeat)
+		return nil, nil, fmt.Errorf("eval: WithConcurrency and WithRepeat take 1 or more (got %d and %d)", cfg.concurrency, cfg.repeat)
 	}
 	inputs := make([]assistant.Input, len(d.Cases))
 	for i, c := range d.Cases {
 		in, err := inputOf(c.Input)
 		if err != nil {
-			return nil, fmt.Errorf("eval: dataset %q, case %q: %w", d.Name, c.Name, err)
+			return nil, nil, fmt.Errorf("eval: dataset %q, case %q: %w", d.Name, c.Name, err)
 		}
 		inputs[i] = in
 	}
+	return cfg, inputs, nil
+}
 
-	var ledger *usage.Ledger
-	if cfg.budget != nil {
-		ledger = usage.NewLedger(unlimited(*cfg.budget))
-		ctx = usage.WithLedger(ctx, ledger)
+// withBudget returns ctx with the ledger of WithBudget, if given: one ledger for every run
+// made in the context it returns.
+func (c *config) withBudget(ctx context.Context) context.Context {
+	if c.budget == nil {
+		return ctx
 	}
+	return usage.WithLedger(ctx, usage.NewLedger(unlimited(*c.budget)))
+}
+
+// evaluate runs the cases of d, under the ledger of ctx if any, and reports.
+func evaluate[I, O any](ctx context.Context, d *Dataset[I, O], r assistant.Runner[O], inputs []assistant.Input, cfg *config) (*Report, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
-	rep := &Report{Version: ReportVersion, Dataset: d.Name, Subject: r.Name(), Repeat: cfg.repeat, Started: time.Now()}
+	rep := &Report{Version: ReportVersion, Dataset: d.Name, Subject: r.Name(), Variant: cfg.variant, Repeat: cfg.repeat, Started: time.Now()}
 	rep.Cases = make([]CaseReport, len(d.Cases))
 	type job struct{ c, k int }
 	jobs := make(chan job)
@@ -151,7 +171,7 @@ func Evaluate[I, O any](ctx context.Context, d *Dataset[I, O], r assistant.Runne
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				run := runCase(ctx, d, &d.Cases[j.c], inputs[j.c], j.k, r, &cfg)
+				run := runCase(ctx, d, &d.Cases[j.c], inputs[j.c], j.k, r, cfg)
 				if isBudget(run.err) {
 					cancel(run.err)
 				}
@@ -240,6 +260,7 @@ func runCase[I, O any](ctx context.Context, d *Dataset[I, O], c *Case[I, O], in 
 	if ctx.Err() != nil {
 		return runResult{}
 	}
+	ctx, span := cfg.startCase(ctx, d.Name, c.Name, k)
 	rec := &recorder{}
 	in.Options = append(append([]assistant.Option{}, cfg.options...), assistant.WithMiddleware(rec.middleware()))
 	start := time.Now()
@@ -273,6 +294,9 @@ func runCase[I, O any](ctx context.Context, d *Dataset[I, O], c *Case[I, O], in 
 		}
 		g.Evaluator = e.Name()
 		out.grades = append(out.grades, g)
+	}
+	if span != nil {
+		endCase(span, &out)
 	}
 	return out
 }

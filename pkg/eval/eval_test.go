@@ -346,3 +346,22 @@ func TestJudge(t *testing.T) {
 		t.Errorf("judge usage %+v, cases' %+v: want them apart", s.JudgeUsage, s.Usage)
 	}
 }
+
+// TestReportNamesItsCases: each case of the report has its case's name and metadata, in the
+// dataset's order, so that a report read alone tells its cases apart.
+func TestReportNamesItsCases(t *testing.T) {
+	t.Parallel()
+	a := assistant.New[city]("geo", assistant.WithModel(llmtest.NewFunc(func(context.Context, llmtest.Request) llmtest.Reply {
+		return llmtest.Calls(llmtest.Call("final_result", `{"name":"x","population":1}`))
+	})))
+	d := &eval.Dataset[string, city]{Name: "d", Cases: []eval.Case[string, city]{
+		{Name: "first", Input: "a", Metadata: map[string]any{"level": "easy"}}, {Name: "second", Input: "b"},
+	}}
+	rep, err := eval.Evaluate(testContext(t), d, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Cases[0].Name != "first" || rep.Cases[0].Metadata["level"] != "easy" || rep.Cases[1].Name != "second" {
+		t.Errorf("the report's cases: %q (%v), %q", rep.Cases[0].Name, rep.Cases[0].Metadata, rep.Cases[1].Name)
+	}
+}

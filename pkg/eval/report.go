@@ -23,8 +23,9 @@ type Report struct {
 	Version int    `json:"version"`
 	Dataset string `json:"dataset"`
 	Subject string `json:"subject"` // the assistant's name (Runner.Name)
-	// Variant tells apart reports of one subject run differently (another model, prompt or
-	// setting), as a matrix labels its rows; "" for none.
+	// Variant names what the eval varied, as Matrix runs it (a model's name), and tells apart
+	// reports of one subject run differently, as a matrix labels its rows; "" for a plain
+	// Evaluate.
 	Variant  string        `json:"variant,omitempty"`
 	Repeat   int           `json:"repeat"` // runs of each case
 	Started  time.Time     `json:"started"`
