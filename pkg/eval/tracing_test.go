@@ -60,10 +60,10 @@ func TestEachCaseIsASpanAboveItsRun(t *testing.T) {
 			t.Errorf("span %q: attributes %v", s.Name(), attrs)
 		}
 		if pass := attrs[eval.AttrPass]; pass.Type() != attribute.BOOL || pass.AsBool() != (name == "oslo") {
-			t.Errorf("span %q: pass %v", s.Name(), pass.Emit())
+			t.Errorf("span %q: pass %v", s.Name(), pass.String())
 		}
 		if r := attrs[eval.AttrRepeat]; r.Type() != attribute.INT64 || r.AsInt64() < 0 || r.AsInt64() > 1 {
-			t.Errorf("span %q: repeat %v", s.Name(), r.Emit())
+			t.Errorf("span %q: repeat %v", s.Name(), r.String())
 		}
 		events := s.Events()
 		if len(events) != 1 || events[0].Name != eval.EventGrade {
