@@ -5,6 +5,8 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -147,5 +149,22 @@ func TestLive(t *testing.T) {
 	t.Setenv(evaltest.LiveEnv, "")
 	if evaltest.Live() {
 		t.Error("Live() is true without CADRE_LIVE")
+	}
+}
+
+// TestGoTestExitsNonZero: `go test` itself, run on a package whose eval has a case under its
+// rate, exits with status 1 and says which case failed — what CI reads.
+func TestGoTestExitsNonZero(t *testing.T) {
+	t.Parallel()
+	goCmd := filepath.Join(runtime.GOROOT(), "bin", "go")
+	cmd := exec.CommandContext(t.Context(), goCmd, "test", "-count=1", "-run", "^TestChildFailsACase$", ".")
+	cmd.Env = append(os.Environ(), childEnv+"=1")
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Fatalf("go test: %v; want exit status 1:\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "--- FAIL: TestChildFailsACase/peru") {
+		t.Errorf("go test's output does not name the failing case:\n%s", out)
 	}
 }
