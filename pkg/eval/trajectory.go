@@ -21,6 +21,7 @@ const (
 	Unordered
 )
 
+// String names the order as a report says it: "exactly", "in order", "in any order".
 func (o Order) String() string {
 	switch o {
 	case Exactly:
@@ -137,6 +138,7 @@ func asJSON(b []byte) (any, error) {
 	return v, dec.Decode(&v)
 }
 
+// String is the call as a reason names it: the tool, its arguments' JSON, the assistant.
 func (w Call) String() string {
 	s := w.Tool
 	if w.Arguments != nil {
