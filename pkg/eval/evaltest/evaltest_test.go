@@ -5,8 +5,6 @@ import (
 	"errors"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -156,7 +154,10 @@ func TestLive(t *testing.T) {
 // rate, exits with status 1 and says which case failed — what CI reads.
 func TestGoTestExitsNonZero(t *testing.T) {
 	t.Parallel()
-	goCmd := filepath.Join(runtime.GOROOT(), "bin", "go")
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the go command is not on PATH: %v", err)
+	}
 	cmd := exec.CommandContext(t.Context(), goCmd, "test", "-count=1", "-run", "^TestChildFailsACase$", ".")
 	cmd.Env = append(os.Environ(), childEnv+"=1")
 	out, err := cmd.CombinedOutput()
