@@ -46,18 +46,38 @@ const (
 	VerdictApprove Verdict = "approve" // run it
 	VerdictDeny    Verdict = "deny"    // do not run it: the model is told, with the reason
 	VerdictPending Verdict = "pending" // not decided yet: the run pauses
+	// VerdictAnswer: the call was carried out elsewhere — by a person, or by a web front end
+	// whose tool it is — and Result is what it returned: the tool does not run, and the model
+	// is sent Result as the call's result.
+	VerdictAnswer Verdict = "answer"
 )
 
-// Decision is a verdict on a tool call, with a reason for the model when it is a denial.
+// Decision is a verdict on a tool call, with a reason for the model when it is a denial, and
+// the call's result when it was answered elsewhere.
 type Decision struct {
 	Verdict Verdict `json:"verdict"`
 	Reason  string  `json:"reason,omitempty"`
+	Result  string  `json:"result,omitempty"`
 }
 
-// Approved, Denied and Pending make Decisions.
+// Approved, Denied, Pending and Answered make Decisions.
 func Approved() Decision            { return Decision{Verdict: VerdictApprove} }
 func Denied(reason string) Decision { return Decision{Verdict: VerdictDeny, Reason: reason} }
 func Pending() Decision             { return Decision{Verdict: VerdictPending} }
+
+// Answered is the decision on a call carried out elsewhere: result is what the model is sent
+// as the call's result, and the tool does not run. It counts as a tool call in usage, as a
+// denied call does.
+func Answered(result string) Decision { return Decision{Verdict: VerdictAnswer, Result: result} }
+
+// valid reports whether d has one of the verdicts.
+func (d Decision) valid() bool {
+	switch d.Verdict {
+	case VerdictApprove, VerdictDeny, VerdictPending, VerdictAnswer:
+		return true
+	}
+	return false
+}
 
 // WithApproval makes every call of the named tools wait for a's decision before it runs (with
 // no names, every tool's). When the model's turn includes such calls, a is asked about each
@@ -81,6 +101,7 @@ const (
 	callWaiting  = "waiting"  // needs a decision
 	callApproved = "approved" // decided: runs at resume
 	callDenied   = "denied"   // decided: does not run
+	callAnswered = "answered" // decided: carried out elsewhere, Result holds what it returned
 	callQueued   = "queued"   // needs no decision: runs at resume
 	callDone     = "done"     // ran before the pause: Result holds what it returned
 	callNested   = "nested"   // a delegated run that paused: Nested holds its state
@@ -91,7 +112,7 @@ type PausedCall struct {
 	ID        string  `json:"id"`
 	Tool      string  `json:"tool"`
 	Arguments string  `json:"arguments"`
-	State     string  `json:"state"` // waiting, approved, denied, queued, done or nested
+	State     string  `json:"state"` // waiting, approved, denied, answered, queued, done or nested
 	Reason    string  `json:"reason,omitempty"`
 	Result    string  `json:"result,omitempty"`
 	Nested    *Paused `json:"nested,omitempty"`

@@ -281,3 +281,50 @@ func TestAnAssistantWithoutToolsOffersNone(t *testing.T) {
 		t.Errorf("tools offered: %+v; want none at all (OpenAI refuses an empty list of tools)", reqs[0].Options.Tools)
 	}
 }
+
+// TestACallAnsweredElsewhere: a call carried out outside the run — a web front end's tool, a
+// person — is answered with the result given in its decision: at resume (from JSON) or by the
+// approver itself. The tool never runs, the model is sent that result, and usage counts the
+// call.
+func TestACallAnsweredElsewhere(t *testing.T) {
+	t.Parallel()
+	var sent atomic.Int64
+
+	a := mailer(&sent, assistant.WithApproval(fixed(assistant.Pending()), "send_mail"))
+	res, err := a.Run(testContext(t), assistant.Input{Prompt: "mail ana"})
+	if err != nil || res.Stop != assistant.StopPending {
+		t.Fatalf("%+v, %v: want a pause", res, err)
+	}
+	state, err := json.Marshal(res.Paused)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paused assistant.Paused
+	if err := json.Unmarshal(state, &paused); err != nil {
+		t.Fatal(err)
+	}
+	final, err := mailer(&sent).Resume(testContext(t), &paused,
+		map[string]assistant.Decision{"call_mail": assistant.Answered("sent from the browser")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sent.Load() != 0 || !strings.Contains(final.Output, "send_mail: sent from the browser") {
+		t.Errorf("%d mails sent by the tool, output %q: want none, and the result given", sent.Load(), final.Output)
+	}
+	if final.Usage.Total.ToolCalls != 2 {
+		t.Errorf("ToolCalls = %d; want 2: the answered call and the lookup", final.Usage.Total.ToolCalls)
+	}
+
+	// An approver may answer a call itself.
+	res, err = mailer(&sent, assistant.WithApproval(fixed(assistant.Answered("queued for tonight")), "send_mail")).
+		Run(testContext(t), assistant.Input{Prompt: "mail ana"})
+	if err != nil || sent.Load() != 0 || !strings.Contains(res.Output, "send_mail: queued for tonight") {
+		t.Errorf("%v, %d sent, output %q", err, sent.Load(), res.Output)
+	}
+
+	// A decision without a verdict is refused, naming the verdicts there are.
+	_, err = mailer(&sent).Resume(testContext(t), &paused, map[string]assistant.Decision{"call_mail": {Result: "x"}})
+	if err == nil || !strings.Contains(err.Error(), "Answered") {
+		t.Errorf("a decision without a verdict: %v", err)
+	}
+}

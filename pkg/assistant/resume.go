@@ -60,8 +60,8 @@ func (a *Assistant[O]) Resume(ctx context.Context, p *Paused, decisions map[stri
 			}
 			return nil, fmt.Errorf("assistant %q: no call %q waits for a decision (waiting: %s)", a.name, id, strings.Join(ids, ", "))
 		}
-		if d.Verdict != VerdictApprove && d.Verdict != VerdictDeny && d.Verdict != VerdictPending {
-			return nil, fmt.Errorf("assistant %q: the decision for call %q has no verdict (use Approved, Denied or Pending)", a.name, id)
+		if !d.valid() {
+			return nil, fmt.Errorf("assistant %q: the decision for call %q has no verdict (use Approved, Denied, Answered or Pending)", a.name, id)
 		}
 	}
 	plan, err := a.planFor(ctx, opts)
@@ -199,7 +199,7 @@ func (p *Paused) check() error {
 	}
 	for _, c := range p.Calls {
 		switch c.State {
-		case callWaiting, callApproved, callDenied, callQueued, callDone:
+		case callWaiting, callApproved, callDenied, callAnswered, callQueued, callDone:
 		case callNested:
 			if c.Nested == nil {
 				return fmt.Errorf("call %q: a paused delegated run without its state", c.ID)

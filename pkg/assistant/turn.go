@@ -100,6 +100,8 @@ func (c *call) take(d Decision) bool {
 		c.State = callApproved
 	case VerdictDeny:
 		c.State, c.Reason = callDenied, d.Reason
+	case VerdictAnswer:
+		c.State, c.Result = callAnswered, d.Result
 	default:
 		c.State = callWaiting
 		return true
@@ -119,12 +121,17 @@ func (t *turn) decide() bool {
 	return waiting
 }
 
-// answerDenied answers the denied calls with their reason and returns how many there were.
-func (t *turn) answerDenied() int {
+// answerDecided answers the denied calls with their reason and those answered elsewhere with
+// their result, and returns how many there were.
+func (t *turn) answerDecided() int {
 	n := 0
 	for i := range t.calls {
-		if t.calls[i].State == callDenied {
-			t.answer(i, denial(t.calls[i].Reason))
+		switch c := &t.calls[i]; c.State {
+		case callDenied:
+			t.answer(i, denial(c.Reason))
+			n++
+		case callAnswered:
+			t.answer(i, c.Result)
 			n++
 		}
 	}
@@ -256,8 +263,8 @@ func (r *run[O]) approve(ctx context.Context, t *turn) (bool, error) {
 		if err != nil {
 			return false, fmt.Errorf("assistant %q: approving a call of %q: %w", r.p.name, c.Tool, err)
 		}
-		if d.Verdict != VerdictApprove && d.Verdict != VerdictDeny && d.Verdict != VerdictPending {
-			return false, fmt.Errorf("assistant %q: the approver gave no verdict for a call of %q (use Approved, Denied or Pending)", r.p.name, c.Tool)
+		if !d.valid() {
+			return false, fmt.Errorf("assistant %q: the approver gave no verdict for a call of %q (use Approved, Denied, Answered or Pending)", r.p.name, c.Tool)
 		}
 		if c.take(d) {
 			waiting = true
@@ -270,7 +277,7 @@ func (r *run[O]) approve(ctx context.Context, t *turn) (bool, error) {
 // after reserving the new ones against the limits. A delegated run that paused pauses this
 // one; otherwise the turn's results are appended, in the model's call order.
 func (r *run[O]) runCalls(ctx context.Context, t *turn) (outcome, error) {
-	denied := t.answerDenied()
+	denied := t.answerDecided()
 	todo, fresh := t.toRun()
 	if err := r.state.account.ReserveToolCalls(r.res.Model, fresh); err != nil {
 		// Not counted: a report never shows more tool calls than the limit allowed.
