@@ -262,14 +262,22 @@ func (s Scenario) Refused(asks []Ask) bool {
 func (s Scenario) Prompt(i int) string { return fmt.Sprintf(`{"city":"run%d"}`, i+1) }
 
 // Decisions are the decisions of the resume round (from 0) on the calls waiting: the
-// scenario's Approvals, cycled.
+// scenario's Approvals, cycled; a call not approved is answered elsewhere with
+// AnsweredElsewhere, or, every other one, denied.
 func (s Scenario) Decisions(round int, waiting []assistant.ToolCall) map[string]assistant.Decision {
 	decisions := make(map[string]assistant.Decision, len(waiting))
 	for i, c := range waiting {
 		decisions[c.ID] = assistant.Denied("no")
-		if s.Approvals[(round+i)%len(s.Approvals)] {
+		switch {
+		case s.Approvals[(round+i)%len(s.Approvals)]:
 			decisions[c.ID] = assistant.Approved()
+		case (round+i)%2 == 0:
+			decisions[c.ID] = assistant.Answered(AnsweredElsewhere)
 		}
 	}
 	return decisions
 }
+
+// AnsweredElsewhere is the result of a call that a scenario's decisions answer elsewhere
+// (assistant.Answered).
+const AnsweredElsewhere = "sent by a person"

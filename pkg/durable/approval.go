@@ -107,9 +107,9 @@ func checkDecisions(p *assistant.Paused, decisions map[string]assistant.Decision
 			return fmt.Errorf("no call %q waits for a decision (waiting: %s)", id, strings.Join(ids, ", "))
 		}
 		switch d.Verdict {
-		case assistant.VerdictApprove, assistant.VerdictDeny, assistant.VerdictPending:
+		case assistant.VerdictApprove, assistant.VerdictDeny, assistant.VerdictPending, assistant.VerdictAnswer:
 		default:
-			return fmt.Errorf("the decision for call %q has no verdict (use assistant.Approved, Denied or Pending)", id)
+			return fmt.Errorf("the decision for call %q has no verdict (use assistant.Approved, Denied, Answered or Pending)", id)
 		}
 	}
 	return nil
