@@ -2,7 +2,8 @@
 // TypeScript MCP SDK and the official Go SDK as clients of examples/mcpserver (its prompts, its
 // tools, the progress of its runs, and with TypeScript the skill it serves as resources), over
 // stdio and streamable HTTP, the Go SDK's cancelling a run too; and
-// @modelcontextprotocol/server-everything as a server whose tools an assistant imports.
+// @modelcontextprotocol/server-everything as a server whose tools an assistant imports. For
+// AG-UI (agui_test.go), pkg/agui's events are validated against @ag-ui/core's own schemas.
 //
 // The Node packages come from package-lock.json, installed by `make interop-deps` into
 // interop/node_modules. Without Node.js the tests that need it fail saying what to install;
