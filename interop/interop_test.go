@@ -2,7 +2,8 @@
 // TypeScript MCP SDK and the official Go SDK as clients of examples/mcpserver (its prompts, its
 // tools, the progress of its runs, and with TypeScript the skill it serves as resources), over
 // stdio and streamable HTTP, the Go SDK's cancelling a run too; and
-// @modelcontextprotocol/server-everything as a server whose tools an assistant imports.
+// @modelcontextprotocol/server-everything as a server whose tools an assistant imports. For
+// AG-UI (agui_test.go), pkg/agui's events are validated against @ag-ui/core's own schemas.
 //
 // The Node packages come from package-lock.json, installed by `make interop-deps` into
 // interop/node_modules. Without Node.js the tests that need it fail saying what to install;
@@ -50,8 +51,15 @@ func TestMain(m *testing.M) {
 }
 
 // requireNode skips the test when CADRE_NO_NODE=1 and fails it, saying what to do, when Node.js
-// or the npm packages are missing.
+// or the MCP npm packages are missing.
 func requireNode(t *testing.T) {
+	t.Helper()
+	requireNodePackages(t, "@modelcontextprotocol/sdk", "@modelcontextprotocol/server-everything")
+}
+
+// requireNodePackages skips the test when CADRE_NO_NODE=1 and fails it, saying what to do, when
+// Node.js or one of the npm packages pkgs is missing.
+func requireNodePackages(t *testing.T, pkgs ...string) {
 	t.Helper()
 	if os.Getenv("CADRE_NO_NODE") == "1" {
 		t.Skip("CADRE_NO_NODE=1: the interop tests with Node.js are skipped")
@@ -59,7 +67,7 @@ func requireNode(t *testing.T) {
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Fatal("node is not installed: install Node.js 20 and npm (e.g. apt-get install nodejs npm), then run `make interop-deps`; or set CADRE_NO_NODE=1 to skip the interop tests")
 	}
-	for _, pkg := range []string{"@modelcontextprotocol/sdk", "@modelcontextprotocol/server-everything"} {
+	for _, pkg := range pkgs {
 		if _, err := os.Stat(filepath.Join("node_modules", pkg, "package.json")); err != nil {
 			t.Fatalf("the npm package %s is not installed in interop/node_modules: run `make interop-deps` (npm ci --prefix interop); or set CADRE_NO_NODE=1 to skip the interop tests", pkg)
 		}
