@@ -54,7 +54,7 @@ fuzz:
 	GO=$(GO) scripts/fuzz-one ./pkg/mcpbridge/ FuzzGetPrompt $(FUZZTIME)
 	GO=$(GO) scripts/fuzz-one ./pkg/skill/ FuzzParse $(FUZZTIME)
 
-## interop-deps: the npm packages of the MCP interop tests, as pinned in interop/package-lock.json,
+## interop-deps: the npm packages of the interop tests (MCP, AG-UI), as pinned in interop/package-lock.json,
 ## in interop/node_modules; installed again when the lock file is newer than the install.
 interop-deps: interop/node_modules/.package-lock.json
 
