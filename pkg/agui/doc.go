@@ -18,8 +18,16 @@
 // call, step and sub-agent is closed before RUN_FINISHED) are the producer's to keep; HttpAgent
 // checks them.
 //
-// What comes next is the http.Handler that runs an assistant for a RunAgentInput and answers
-// with its events. The interop tests (package interop) validate every event type as this
-// package writes it against @ag-ui/core's own zod schemas, and decode with [DecodeInput] an
-// input that @ag-ui/core accepts.
+// [NewHandler] serves an assistant as an AG-UI endpoint: it takes a POSTed RunAgentInput
+// (400 before any event for one it cannot use, 405 for another method), runs the assistant on
+// the last user message with the messages before it as history, and streams RUN_STARTED, the
+// text of each model request as a text message, each tool call with its result, and
+// RUN_FINISHED with the typed output or RUN_ERROR. The request's context is the run's. The
+// interop tests (package interop) validate every event type as this package writes it
+// against @ag-ui/core's own zod schemas, and decode with [DecodeInput] an input that
+// @ag-ui/core accepts.
+//
+// What comes next: approvals as interrupts and resuming them (Resume), the events of delegated
+// runs as sub-agents, the client's frontend tools (Tools, answered by pending tool calls),
+// thread stores that keep a conversation between requests, and State and Context.
 package agui
