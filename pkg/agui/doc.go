@@ -29,5 +29,8 @@
 //
 // What comes next: approvals as interrupts and resuming them (Resume), the events of delegated
 // runs as sub-agents, the client's frontend tools (Tools, answered by pending tool calls),
-// thread stores that keep a conversation between requests, and State and Context.
+// thread stores that keep a conversation between requests, State and Context, and the checks
+// of Host and Origin and the bearer tokens that protect the endpoint. Until those, the handler
+// checks no caller: put it behind your own authentication, and not on a port a browser page
+// of another site can reach, since any request it takes runs the assistant at your cost.
 package agui
