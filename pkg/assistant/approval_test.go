@@ -295,15 +295,8 @@ func TestACallAnsweredElsewhere(t *testing.T) {
 	if err != nil || res.Stop != assistant.StopPending {
 		t.Fatalf("%+v, %v: want a pause", res, err)
 	}
-	state, err := json.Marshal(res.Paused)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var paused assistant.Paused
-	if err := json.Unmarshal(state, &paused); err != nil {
-		t.Fatal(err)
-	}
-	final, err := mailer(&sent).Resume(testContext(t), &paused,
+	paused := throughJSON(t, res.Paused)
+	final, err := mailer(&sent).Resume(testContext(t), paused,
 		map[string]assistant.Decision{"call_mail": assistant.Answered("sent from the browser")})
 	if err != nil {
 		t.Fatal(err)
@@ -323,7 +316,7 @@ func TestACallAnsweredElsewhere(t *testing.T) {
 	}
 
 	// A decision without a verdict is refused, naming the verdicts there are.
-	_, err = mailer(&sent).Resume(testContext(t), &paused, map[string]assistant.Decision{"call_mail": {Result: "x"}})
+	_, err = mailer(&sent).Resume(testContext(t), paused, map[string]assistant.Decision{"call_mail": {Result: "x"}})
 	if err == nil || !strings.Contains(err.Error(), "Answered") {
 		t.Errorf("a decision without a verdict: %v", err)
 	}

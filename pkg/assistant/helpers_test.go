@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cadrehq/cadre/pkg/assistant"
 	"github.com/cadrehq/cadre/pkg/llmtest"
 	"github.com/cadrehq/cadre/pkg/schema"
 	"github.com/cadrehq/cadre/pkg/tool"
@@ -333,3 +334,18 @@ func wantNotRun(t *testing.T, results []string) {
 }
 
 var errBoom = errors.New("boom: the provider is down")
+
+// throughJSON returns a copy of p made through its JSON, as a paused run kept elsewhere comes
+// back, in another process.
+func throughJSON(t *testing.T, p *assistant.Paused) *assistant.Paused {
+	t.Helper()
+	state, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back assistant.Paused
+	if err := json.Unmarshal(state, &back); err != nil {
+		t.Fatal(err)
+	}
+	return &back
+}

@@ -309,15 +309,8 @@ func TestNativeOutputMeetsResumeAndDelegation(t *testing.T) {
 	if err != nil || res.Stop != assistant.StopPending {
 		t.Fatalf("%+v, %v: want a pause", res, err)
 	}
-	state, err := json.Marshal(res.Paused)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var paused assistant.Paused
-	if err := json.Unmarshal(state, &paused); err != nil {
-		t.Fatal(err)
-	}
-	final, err := a.Resume(testContext(t), &paused, map[string]assistant.Decision{paused.Calls[0].ID: assistant.Approved()})
+	paused := throughJSON(t, res.Paused)
+	final, err := a.Resume(testContext(t), paused, map[string]assistant.Decision{paused.Calls[0].ID: assistant.Approved()})
 	if err != nil || final.Output.Name != "Lyon" {
 		t.Fatalf("resumed: %+v, %v", final, err)
 	}
@@ -373,15 +366,8 @@ func TestARefusedSchemaStaysRefusedAcrossAPause(t *testing.T) {
 	if err != nil || res.Stop != assistant.StopPending {
 		t.Fatalf("%+v, %v: want a pause", res, err)
 	}
-	state, err := json.Marshal(res.Paused)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var paused assistant.Paused
-	if err := json.Unmarshal(state, &paused); err != nil {
-		t.Fatal(err)
-	}
-	final, err := a.Resume(testContext(t), &paused, map[string]assistant.Decision{paused.Calls[0].ID: assistant.Approved()})
+	paused := throughJSON(t, res.Paused)
+	final, err := a.Resume(testContext(t), paused, map[string]assistant.Decision{paused.Calls[0].ID: assistant.Approved()})
 	if err != nil || final.Output.Name != "Lyon" {
 		t.Fatalf("resumed: %+v, %v", final, err)
 	}

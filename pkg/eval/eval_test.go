@@ -365,3 +365,31 @@ func TestReportNamesItsCases(t *testing.T) {
 		t.Errorf("the report's cases: %q (%v), %q", rep.Cases[0].Name, rep.Cases[0].Metadata, rep.Cases[1].Name)
 	}
 }
+
+// TestTheTrajectoryHoldsDelegatedCalls: the calls of a run's tree are recorded, those of the
+// assistant it delegates to included, each with the assistant that made it — in the order
+// their turns were made.
+func TestTheTrajectoryHoldsDelegatedCalls(t *testing.T) {
+	t.Parallel()
+	specialist := geo(func(p string) string { return `{"name":"` + p + `","population":1}` }, usage.Usage{})
+	sup := llmtest.NewFunc(func(_ context.Context, req llmtest.Request) llmtest.Reply {
+		if req.Messages[len(req.Messages)-1].Role != llms.ChatMessageTypeTool {
+			return llmtest.Calls(llmtest.Call("geo", `{"input":"Lima"}`))
+		}
+		return llmtest.Calls(llmtest.Call("final_result", `{"name":"Lima","population":1}`))
+	})
+	supervisor := assistant.New[city]("supervisor", assistant.WithModel(sup),
+		assistant.WithTools(assistant.AsTool[string](specialist)))
+	d := &eval.Dataset[string, city]{Name: "d", Cases: []eval.Case[string, city]{{Name: "lima", Input: "Lima"}},
+		Evaluators: []eval.Evaluator[city]{eval.Trajectory[city](eval.Exactly,
+			eval.Call{Tool: "geo", Assistant: "supervisor"},
+			eval.Call{Tool: "lookup", Assistant: "geo", Arguments: map[string]any{"city": "Lima"}})}}
+	rep, err := eval.Evaluate(testContext(t), d, supervisor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := rep.Cases[0].Runs[0]
+	if !run.Pass || len(run.Calls) != 2 || run.Calls[1].Result != "a city" {
+		t.Errorf("run %+v, calls %+v: want the supervisor's delegation, then the specialist's lookup", run.Grades, run.Calls)
+	}
+}
