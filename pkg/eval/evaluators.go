@@ -1,7 +1,6 @@
 package eval
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -74,10 +73,7 @@ func asValue(v any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var out any
-	return out, dec.Decode(&out)
+	return asJSON(b)
 }
 
 func (e *equality) matches(patterns []string, p string) bool {
