@@ -86,14 +86,38 @@ func (d Decision) valid() bool {
 // with Response.Stop = StopPending and Response.Paused, a state that serializes to JSON and
 // that Resume continues — in another process if need be — with the decisions.
 //
+// Each WithApproval adds a rule, and a call is decided by the most recent rule that names its
+// tool (a rule without names names every tool): an approval given for one run
+// (Input.Options) decides the calls of the tools it names and leaves the others to the
+// assistant's, so that a program can add tools of its own to a run, with their approver,
+// without losing the approvals the assistant was made with. A nil a adds no rule.
+//
 // A call that waits inside a delegated run pauses the whole tree: the top run returns the
 // paused state, and resuming continues the delegated run where it stopped, then its caller.
 func WithApproval(a Approver, tools ...string) Option {
-	return func(c *config) { c.approver, c.approvalTools = a, slices.Clone(tools) }
+	return func(c *config) {
+		if a == nil {
+			return
+		}
+		rule := approval{approver: a, tools: slices.Clone(tools)}
+		c.approvals = append([]approval{rule}, c.approvals...)
+	}
 }
 
-func (p *plan[O]) needsApproval(tool string) bool {
-	return p.cfg.approver != nil && (len(p.cfg.approvalTools) == 0 || slices.Contains(p.cfg.approvalTools, tool))
+// approval is one WithApproval rule.
+type approval struct {
+	approver Approver
+	tools    []string // none: every tool
+}
+
+// approverOf returns the approver that decides calls of tool, nil when none does.
+func (p *plan[O]) approverOf(tool string) Approver {
+	for _, a := range p.cfg.approvals {
+		if len(a.tools) == 0 || slices.Contains(a.tools, tool) {
+			return a.approver
+		}
+	}
+	return nil
 }
 
 // Call states in a paused turn.

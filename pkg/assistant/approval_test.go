@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -319,5 +320,43 @@ func TestACallAnsweredElsewhere(t *testing.T) {
 	_, err = mailer(&sent).Resume(testContext(t), paused, map[string]assistant.Decision{"call_mail": {Result: "x"}})
 	if err == nil || !strings.Contains(err.Error(), "Answered") {
 		t.Errorf("a decision without a verdict: %v", err)
+	}
+}
+
+func TestARunsApprovalAddsToTheAssistants(t *testing.T) {
+	t.Parallel()
+	var sent atomic.Int64
+	var asked []string
+	var mu sync.Mutex
+	record := func(d assistant.Decision) assistant.Approver {
+		return assistant.ApproverFunc(func(_ context.Context, c assistant.ToolCall) (assistant.Decision, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			asked = append(asked, c.Tool)
+			return d, nil
+		})
+	}
+	// The assistant asks about mails; one run also asks about lookups, with its own approver.
+	a := mailer(&sent, assistant.WithApproval(record(assistant.Pending()), "send_mail"))
+	res, err := a.Run(testContext(t), assistant.Input{Prompt: "mail ana",
+		Options: []assistant.Option{assistant.WithApproval(record(assistant.Answered("small")), "lookup")}})
+	if err != nil || res.Stop != assistant.StopPending {
+		t.Fatalf("%+v, %v: want the mail to wait: the run's rule leaves it to the assistant's", res, err)
+	}
+	if len(asked) != 2 {
+		t.Errorf("asked about %v; want both calls, each by its own rule", asked)
+	}
+	for _, c := range res.Paused.Calls {
+		if c.Tool == "lookup" && (c.State != "answered" || c.Result != "small") {
+			t.Errorf("lookup %+v: want it answered by the run's approver", c)
+		}
+	}
+
+	// A later rule without names decides every call.
+	asked = nil
+	res, err = a.Run(testContext(t), assistant.Input{Prompt: "mail ana",
+		Options: []assistant.Option{assistant.WithApproval(record(assistant.Approved()))}})
+	if err != nil || res.Stop != assistant.StopAnswer || sent.Load() != 1 || len(asked) != 2 {
+		t.Errorf("%v, stop %q, %d sent, asked %v: want both approved by the run's rule", err, res.Stop, sent.Load(), asked)
 	}
 }

@@ -55,8 +55,7 @@ type config struct {
 	partial      any // func(context.Context, O) error for the assistant's O
 	partialEvery time.Duration
 
-	approver      Approver
-	approvalTools []string
+	approvals []approval // the most recent rule first
 
 	middleware []Middleware
 

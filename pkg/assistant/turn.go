@@ -201,7 +201,7 @@ func (r *run[O]) toolTurn(ctx context.Context, calls []llms.ToolCall) (outcome, 
 	if out, err := r.finalCall(ctx, t); err != nil || out == done {
 		return out, err
 	}
-	if r.p.cfg.approver != nil {
+	if len(r.p.cfg.approvals) > 0 {
 		waiting, err := r.approve(ctx, t)
 		if err != nil {
 			t.answerRest("not run: the run ended: " + err.Error())
@@ -256,10 +256,14 @@ func (r *run[O]) approve(ctx context.Context, t *turn) (bool, error) {
 	waiting := false
 	for i := range t.calls {
 		c := &t.calls[i]
-		if c.State != callQueued || !r.p.needsApproval(c.Tool) {
+		if c.State != callQueued {
 			continue
 		}
-		d, err := r.p.cfg.approver.Approve(ctx, r.calls.toolCall(t, i))
+		approver := r.p.approverOf(c.Tool)
+		if approver == nil {
+			continue
+		}
+		d, err := approver.Approve(ctx, r.calls.toolCall(t, i))
 		if err != nil {
 			return false, fmt.Errorf("assistant %q: approving a call of %q: %w", r.p.name, c.Tool, err)
 		}
