@@ -61,6 +61,17 @@ func events(t *testing.T, resp *http.Response) []agui.Event {
 	return out
 }
 
+// protocol is es without the CUSTOM events.
+func protocol(es []agui.Event) []agui.Event {
+	var out []agui.Event
+	for _, e := range es {
+		if e.Type() != agui.TypeCustom {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 func types(es []agui.Event) string {
 	s := make([]string, len(es))
 	for i, e := range es {
@@ -83,7 +94,7 @@ func TestHandlerTextAnswer(t *testing.T) {
 		{"id":"a0","role":"assistant","content":"Let me look.","toolCalls":[{"id":"c0","type":"function","function":{"name":"weather","arguments":"{}"}}]},
 		{"id":"t0","role":"tool","toolCallId":"c0","content":"sunny"},
 		{"id":"u1","role":"user","content":[{"type":"text","text":"Hello"}]}]}`
-	es := events(t, post(t, agui.NewHandler(a), body))
+	es := protocol(events(t, post(t, agui.NewHandler(a), body)))
 
 	want := "RUN_STARTED TEXT_MESSAGE_START TEXT_MESSAGE_CONTENT TEXT_MESSAGE_END RUN_FINISHED"
 	if got := types(es); got != want {
@@ -210,7 +221,7 @@ func TestHandlerParallelToolCalls(t *testing.T) {
 func TestHandlerModelFails(t *testing.T) {
 	m := llmtest.NewScripted(llmtest.Fail(errors.New("model unavailable")))
 	a := assistant.New[string]("greeter", assistant.WithModel(m))
-	es := events(t, post(t, agui.NewHandler(a), hello))
+	es := protocol(events(t, post(t, agui.NewHandler(a), hello)))
 	if got := types(es); got != "RUN_STARTED RUN_ERROR" {
 		t.Fatalf("events: %s", got)
 	}
@@ -225,7 +236,7 @@ func TestHandlerRefusesBadRequests(t *testing.T) {
 	for _, tc := range []struct{ name, body, want string }{
 		{"malformed", `{"threadId":"t1"`, "invalid RunAgentInput"},
 		{"no run id", `{"threadId":"t1","messages":[]}`, "runId is missing"},
-		{"no user turn", `{"threadId":"t1","runId":"r1","messages":[]}`, "does not end with a user message"},
+		{"no user turn", `{"threadId":"t1","runId":"r1","messages":[]}`, "no new user message"},
 		{"too large", `{"threadId":"` + strings.Repeat("x", 2000) + `"}`, "larger than 1024 bytes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -247,7 +258,7 @@ func TestHandlerRefusesBadRequests(t *testing.T) {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
-		if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != http.MethodPost {
+		if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "POST, OPTIONS" {
 			t.Errorf("status %d, Allow %q", resp.StatusCode, resp.Header.Get("Allow"))
 		}
 	})
