@@ -46,7 +46,7 @@ type stream struct {
 	hw      http.ResponseWriter
 	w       *Writer
 	started bool
-	err     error // the first write error: the client is gone, and nothing more is written
+	err     error   // the first write error: the client is gone, and nothing more is written
 	begin   Event   // RUN_STARTED, written by start
 	pre     []Event // written after RUN_STARTED: the results of calls refused at resume
 
@@ -78,12 +78,6 @@ func (s *stream) start() {
 	for _, e := range s.pre {
 		s.writeLocked(e)
 	}
-}
-
-func (s *stream) write(e Event) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.writeLocked(e)
 }
 
 func (s *stream) writeLocked(e Event) {
@@ -244,7 +238,7 @@ func (s *stream) request(ctx context.Context, req *assistant.ModelRequest, next 
 	defer s.mu.Unlock()
 	u := reply.Usage
 	v := map[string]any{"runId": req.RunID, "assistant": req.Assistant, "model": req.Model.Name, "provider": req.Model.Provider,
-		"durationMs": time.Since(began).Milliseconds(),
+		"durationMs":  time.Since(began).Milliseconds(),
 		"inputTokens": u.InputTokens, "outputTokens": u.OutputTokens, "cacheReadTokens": u.CacheReadTokens,
 		"cacheWriteTokens": u.CacheWriteTokens, "reasoningTokens": u.ReasoningTokens}
 	if p, ok := s.prices[req.Model.Name]; ok {
