@@ -57,7 +57,7 @@ type stream struct {
 	subs    map[string]bool   // the delegated runs started in this stream
 	callRun map[string]string // tool call id -> the run that made it, for the calls of this stream
 	models  map[string]string // model name -> provider, for RUN_FINISHED's usage
-	results map[string]bool   // tool call ids whose result was written
+	results map[string]bool   // tool call ids whose result was written, or that have none: their delegated run paused
 }
 
 func newStream(w http.ResponseWriter, begin Event, prices map[string]model.Price) *stream {
@@ -187,6 +187,9 @@ func (s *stream) subagent(ctx context.Context, run assistant.RunInfo, next assis
 	case err != nil:
 		s.writeLocked(SubagentError{SubagentRunID: run.RunID, Message: err.Error()})
 	case resp.Stop == assistant.StopPending && resp.Paused != nil:
+		if started.ParentToolCallID != "" {
+			s.results[started.ParentToolCallID] = true // the call has no result yet: it waits with its run
+		}
 		var ids []string
 		for _, c := range resp.Paused.Waiting() {
 			ids = append(ids, c.ID)
