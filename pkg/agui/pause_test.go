@@ -3,9 +3,9 @@ package agui_test
 import (
 	"context"
 	"io"
+	"net/http"
 	"slices"
 	"strings"
-	"net/http"
 	"sync/atomic"
 	"testing"
 
@@ -87,7 +87,9 @@ func body(thread, run string, extra string, msgs ...string) string {
 	return b + "}"
 }
 
-func user(id, text string) string { return `{"id":"` + id + `","role":"user","content":"` + text + `"}` }
+func user(id, text string) string {
+	return `{"id":"` + id + `","role":"user","content":"` + text + `"}`
+}
 
 func calling(id, callID, name string) string {
 	return `{"id":"` + id + `","role":"assistant","toolCalls":[{"id":"` + callID + `","type":"function","function":{"name":"` + name + `","arguments":"{}"}}]}`
@@ -230,7 +232,7 @@ func TestHandlerRefusesResumesItCannotTake(t *testing.T) {
 	for _, tc := range []struct{ name, body, want string }{
 		{"unknown interrupt", body("t1", "r2", `"resume":[{"interruptId":"nope","status":"resolved","payload":{"approved":true}}]`, history...),
 			"interrupt \"nope\", which the thread does not wait for (waiting: " + call + ")"},
-		{"no decision", body("t1", "r2", `"resume":[{"interruptId":"` + call + `","status":"resolved"}]`, history...), `{"approved": true}`},
+		{"no decision", body("t1", "r2", `"resume":[{"interruptId":"`+call+`","status":"resolved"}]`, history...), `{"approved": true}`},
 		{"nothing answered", body("t1", "r2", "", history...), "resume its interrupts"},
 		{"a new turn", body("t1", "r2", "", append(history, user("u2", "and bo"))...), "before a new user message"},
 	} {
