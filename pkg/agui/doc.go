@@ -18,19 +18,21 @@
 // call, step and sub-agent is closed before RUN_FINISHED) are the producer's to keep; HttpAgent
 // checks them.
 //
-// [NewHandler] serves an assistant as an AG-UI endpoint: it takes a POSTed RunAgentInput
-// (400 before any event for one it cannot use, 405 for another method), runs the assistant on
-// the last user message with the messages before it as history, and streams RUN_STARTED, the
-// text of each model request as a text message, each tool call with its result, and
-// RUN_FINISHED with the typed output or RUN_ERROR. The request's context is the run's. The
-// interop tests (package interop) validate every event type as this package writes it
-// against @ag-ui/core's own zod schemas, and decode with [DecodeInput] an input that
-// @ag-ui/core accepts.
+// [NewHandler] serves an assistant as an AG-UI endpoint. It takes a POSTed RunAgentInput and
+// streams the run: its text, every tool call with its result, each delegated run as a
+// sub-agent, CUSTOM events for each model request with its usage and cost ([CustomRequest]),
+// and RUN_FINISHED with the typed output, or RUN_ERROR. A tool call waiting for a person
+// (assistant.WithApproval with a pending decision) ends the run with an interrupt, which the
+// next request's resume entry decides ([ApprovalSchema]); a call of a tool the client
+// declared ends it with the call pending, which the next request's tool message answers
+// (assistant.Answered). The paused run resumes once, in memory or, with [WithStore], from a
+// store shared by any number of processes, where threads keep their history too. Bad input
+// gets 400 before any event, a second run on a thread 409, a request from another host or
+// origin 403 ([WithAllowedHosts], [WithAllowedOrigins]); beyond loopback, put the handler
+// behind mcpauth.Authorizer.Protect and give [WithIdentity]. The request's context is the
+// run's: a client that goes away cancels the run's tree.
 //
-// What comes next: approvals as interrupts and resuming them (Resume), the events of delegated
-// runs as sub-agents, the client's frontend tools (Tools, answered by pending tool calls),
-// thread stores that keep a conversation between requests, State and Context, and the checks
-// of Host and Origin and the bearer tokens that protect the endpoint. Until those, the handler
-// checks no caller: put it behind your own authentication, and not on a port a browser page
-// of another site can reach, since any request it takes runs the assistant at your cost.
+// The interop tests (package interop) validate every event type as this package writes it
+// against @ag-ui/core's own zod schemas, and drive the handler with @ag-ui/client's HttpAgent.
+// docs/ag-ui.md is the guide.
 package agui
