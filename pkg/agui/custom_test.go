@@ -1,6 +1,7 @@
 package agui_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/cadrehq/cadre/pkg/agui"
@@ -67,5 +68,59 @@ func TestHandlerCustomEvents(t *testing.T) {
 	f := finished(t, es)
 	if len(f.Usage) != 1 || f.Usage[0].Model != "spare" || f.Usage[0].Provider != "anthropic" || f.Usage[0].InputTokens != 3000 {
 		t.Errorf("RUN_FINISHED usage %+v", f.Usage)
+	}
+}
+
+// streaming is a model that writes text in the given pieces through the request's streaming
+// function, then answers with all of it.
+func streaming(pieces ...string) *llmtest.FuncModel {
+	return llmtest.NewFunc(func(ctx context.Context, req llmtest.Request) llmtest.Reply {
+		all := ""
+		for _, p := range pieces {
+			if req.Options.StreamingFunc != nil {
+				if err := req.Options.StreamingFunc(ctx, []byte(p)); err != nil {
+					return llmtest.Fail(err)
+				}
+			}
+			all += p
+		}
+		return llmtest.Text(all)
+	})
+}
+
+func TestHandlerStreamsTextAsOneMessage(t *testing.T) {
+	spec := assistant.New[string]("poet", assistant.WithModel(streaming("Roses ", "are ", "red.")))
+	boss := llmtest.NewScripted(
+		llmtest.Calls(llmtest.Call("poet", `{"input":"a poem"}`)),
+		llmtest.Text("Here it is."),
+	)
+	a := assistant.New[string]("editor", assistant.WithModel(boss), assistant.WithTools(assistant.AsTool[string](spec)))
+	es := protocol(events(t, post(t, agui.NewHandler(a), hello)))
+	want := "RUN_STARTED TOOL_CALL_START TOOL_CALL_ARGS TOOL_CALL_END SUBAGENT_STARTED " +
+		"TEXT_MESSAGE_START TEXT_MESSAGE_CONTENT TEXT_MESSAGE_CONTENT TEXT_MESSAGE_CONTENT TEXT_MESSAGE_END " +
+		"SUBAGENT_FINISHED TOOL_CALL_RESULT TEXT_MESSAGE_START TEXT_MESSAGE_CONTENT TEXT_MESSAGE_END RUN_FINISHED"
+	if got := types(es); got != want {
+		t.Fatalf("events: %s\nwant:   %s", got, want)
+	}
+	sub := es[4].(agui.SubagentStarted).SubagentRunID
+	var poem string
+	for _, e := range es[5:10] {
+		switch e := e.(type) {
+		case agui.TextMessageStart:
+			if e.SubagentRunID != sub {
+				t.Errorf("the poet's message is not attributed to it: %+v", e)
+			}
+		case agui.TextMessageContent:
+			poem += e.Delta
+			if e.SubagentRunID != sub {
+				t.Errorf("content %+v", e)
+			}
+		}
+	}
+	if poem != "Roses are red." {
+		t.Errorf("streamed %q", poem)
+	}
+	if r := es[11].(agui.ToolCallResult); r.Content.Text != "Roses are red." || r.SubagentRunID != "" {
+		t.Errorf("the delegating call's result %+v", r)
 	}
 }
