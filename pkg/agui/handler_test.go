@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -41,8 +42,17 @@ func events(t *testing.T, resp *http.Response) []agui.Event {
 	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != agui.ContentType {
 		t.Fatalf("status %d, Content-Type %q", resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
+	out, err := readEvents(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// readEvents reads an SSE stream of events to its end.
+func readEvents(r io.Reader) ([]agui.Event, error) {
 	var out []agui.Event
-	sc := bufio.NewScanner(resp.Body)
+	sc := bufio.NewScanner(r)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
 		line, ok := strings.CutPrefix(sc.Text(), "data: ")
@@ -51,14 +61,11 @@ func events(t *testing.T, resp *http.Response) []agui.Event {
 		}
 		e, err := agui.ParseEvent([]byte(line))
 		if err != nil {
-			t.Fatalf("event %q: %v", line, err)
+			return nil, fmt.Errorf("event %q: %w", line, err)
 		}
 		out = append(out, e)
 	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return out, sc.Err()
 }
 
 // protocol is es without the CUSTOM events.
