@@ -2,12 +2,14 @@ package agui_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/cadrehq/cadre/pkg/agui"
 	"github.com/cadrehq/cadre/pkg/assistant"
 	"github.com/cadrehq/cadre/pkg/llmtest"
 	"github.com/cadrehq/cadre/pkg/model"
+	"github.com/cadrehq/cadre/pkg/tool"
 	"github.com/cadrehq/cadre/pkg/usage"
 )
 
@@ -122,5 +124,32 @@ func TestHandlerStreamsTextAsOneMessage(t *testing.T) {
 	}
 	if r := es[11].(agui.ToolCallResult); r.Content.Text != "Roses are red." || r.SubagentRunID != "" {
 		t.Errorf("the delegating call's result %+v", r)
+	}
+}
+
+func TestHandlerGivesTheRunItsInput(t *testing.T) {
+	type none struct{}
+	var state, ambient string
+	look := tool.Func("look", "Reads the page's state.", func(ctx context.Context, _ none) (string, error) {
+		in, ok := agui.InputFrom(ctx)
+		if !ok {
+			return "", errors.New("no input")
+		}
+		state = string(in.State)
+		return "ok", nil
+	})
+	vars := func(ctx context.Context, _ assistant.Input) (map[string]any, error) {
+		in, _ := agui.InputFrom(ctx)
+		for _, c := range in.Context {
+			ambient += c.Description + "=" + c.Value
+		}
+		return map[string]any{"unit": in.Context[0].Value}, nil
+	}
+	m := llmtest.NewScripted(llmtest.Calls(llmtest.Call("look", `{}`)), llmtest.Text("seen"))
+	a := assistant.New[string]("reader", assistant.WithModel(m), assistant.WithTools(look), assistant.WithVarsFunc(vars), assistant.WithInstructions("Help, in {{.unit}} units."))
+	finished(t, protocol(events(t, post(t, agui.NewHandler(a),
+		body("t1", "r1", `"state":{"page":"cart"},"context":[{"description":"unit","value":"metric"}]`, user("u1", "hi"))))))
+	if state != `{"page":"cart"}` || ambient != "unit=metric" {
+		t.Errorf("the tool read state %q, the vars function context %q", state, ambient)
 	}
 }

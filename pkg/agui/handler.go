@@ -127,7 +127,8 @@ func WithPrices(prices map[string]model.Price) Option {
 // the run resumes once (assistant.Resume), and what still waits pauses it again.
 //
 // The run's context is the request's: a client that goes away cancels the run and the runs
-// it delegated to.
+// it delegated to. It holds the request's RunAgentInput ([InputFrom]), whose State, Context
+// and ForwardedProps the handler leaves to the assistant's tools and vars function.
 func NewHandler[O any](a *assistant.Assistant[O], opts ...Option) http.Handler {
 	cfg := handlerConfig{maxBody: DefaultMaxBody}
 	for _, o := range opts {
@@ -166,7 +167,7 @@ func (h *handler[O]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	ctx := r.Context()
+	ctx := withInput(r.Context(), in)
 	id := chat.ID{Chat: in.ThreadID}
 	if h.cfg.identity != nil {
 		id.Tenant, id.User, err = h.cfg.identity(ctx)

@@ -2,6 +2,7 @@ package agui
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -149,4 +150,19 @@ func absentIfNull(raw json.RawMessage) json.RawMessage {
 		return nil
 	}
 	return raw
+}
+
+type inputKey struct{}
+
+// InputFrom returns the RunAgentInput of the request a run serves, from the context of the
+// run's steps — its tools, its vars function (assistant.WithVarsFunc), its middleware — so
+// that they can read what the handler does not use itself: State, Context and
+// ForwardedProps. It is the caller's to read, not to change.
+func InputFrom(ctx context.Context) (*RunAgentInput, bool) {
+	in, ok := ctx.Value(inputKey{}).(*RunAgentInput)
+	return in, ok
+}
+
+func withInput(ctx context.Context, in *RunAgentInput) context.Context {
+	return context.WithValue(ctx, inputKey{}, in)
 }
