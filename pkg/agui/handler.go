@@ -109,7 +109,8 @@ func WithPrices(prices map[string]model.Price) Option {
 // ARGS (the whole arguments) and END once its request returned, the calls of one request
 // naming one parentMessageId, the request's text message (so that the client holds the turn
 // as one assistant message), and TOOL_CALL_RESULT once it ran (an error's result is "error: "
-// and its text, as the model is sent it); each run a
+// and its text, as the model is sent it; a call whose delegated run paused gets its result
+// when the run resumes); each run a
 // delegates to as a sub-agent, SUBAGENT_STARTED with the call that delegated to it to
 // SUBAGENT_FINISHED with its result (suspended, naming the calls it waits for, when it
 // paused) or SUBAGENT_ERROR, its events carrying its SubagentRunID; CUSTOM events for each

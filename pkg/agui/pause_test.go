@@ -3,6 +3,7 @@ package agui_test
 import (
 	"context"
 	"net/http"
+	"reflect"
 	"sync/atomic"
 	"testing"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/cadrehq/cadre/pkg/assistant"
 	"github.com/cadrehq/cadre/pkg/llmtest"
 	"github.com/cadrehq/cadre/pkg/tool"
+	"github.com/tmc/langchaingo/llms"
 )
 
 type mail struct {
@@ -71,5 +73,47 @@ func TestHandlerApprovalInterruptAndResume(t *testing.T) {
 	resp := post(t, h, resume)
 	if resp.StatusCode != http.StatusBadRequest || sent.Load() != 1 {
 		t.Errorf("a second resume: %s, %d mails sent; want 400 and one mail", resp.Status, sent.Load())
+	}
+}
+
+// A call whose delegated run paused has no result until the run resumes: a TOOL_CALL_RESULT
+// at the pause would put a tool message answering it in the client's conversation, and the
+// resumed run's result a second one.
+func TestHandlerDelegatedPauseResultsOnce(t *testing.T) {
+	var sent atomic.Int64
+	inner := llmtest.NewScripted(
+		llmtest.Calls(llms.ToolCall{ID: "call_send", Type: "function", FunctionCall: &llms.FunctionCall{Name: "send_mail", Arguments: `{"to":"ana@example.com"}`}}),
+		llmtest.Text("Sent."),
+	)
+	outer := llmtest.NewScripted(
+		llmtest.Calls(llms.ToolCall{ID: "call_mailer", Type: "function", FunctionCall: &llms.FunctionCall{Name: "mailer", Arguments: `{"input":"mail ana"}`}}),
+		llmtest.Text("Done."),
+	)
+	sup := assistant.New[string]("supervisor", assistant.WithModel(outer), assistant.WithTools(assistant.AsTool[string](mailer(&sent, inner))))
+	h := agui.NewHandler(sup)
+	results := func(es []agui.Event) map[string][]string {
+		out := map[string][]string{}
+		for _, e := range es {
+			if r, ok := e.(agui.ToolCallResult); ok {
+				out[r.ToolCallID] = append(out[r.ToolCallID], r.Content.Text)
+			}
+		}
+		return out
+	}
+
+	es := protocol(events(t, post(t, h, `{"threadId":"t1","runId":"r1","messages":[{"id":"u1","role":"user","content":"mail ana"}]}`)))
+	if f, ok := es[len(es)-1].(agui.RunFinished); !ok || f.Outcome.Type != agui.OutcomeInterrupt {
+		t.Fatalf("events: %s", types(es))
+	}
+	if got := results(es); len(got) != 0 {
+		t.Errorf("results at the pause: %q; want none", got)
+	}
+
+	es = protocol(events(t, post(t, h, `{"threadId":"t1","runId":"r2","messages":[{"id":"u1","role":"user","content":"mail ana"},
+		{"id":"a1","role":"assistant","toolCalls":[{"id":"call_mailer","type":"function","function":{"name":"mailer","arguments":"{}"}}]}],
+		"resume":[{"interruptId":"call_send","status":"resolved","payload":{"approved":true}}]}`)))
+	want := map[string][]string{"call_send": {"sent to ana@example.com"}, "call_mailer": {"Sent."}}
+	if got := results(es); !reflect.DeepEqual(got, want) {
+		t.Errorf("results after the resume: %q; want %q\nevents: %s", got, want, types(es))
 	}
 }

@@ -61,12 +61,13 @@ type stream struct {
 	callRun map[string]string // tool call id -> the run that made it, for the calls of this stream
 	models  map[string]string // model name -> provider, for RUN_FINISHED's usage
 	results map[string]bool   // tool call ids whose result was written
+	paused  map[string]bool   // tool call ids whose delegated run paused: their result comes at resume
 }
 
 func newStream(w http.ResponseWriter, begin Event, prices map[string]model.Price) *stream {
 	return &stream{hw: w, begin: begin, prices: prices,
 		text: map[string]string{}, texted: map[string]bool{}, given: map[string]bool{}, subs: map[string]bool{},
-		callRun: map[string]string{}, models: map[string]string{}, results: map[string]bool{}}
+		callRun: map[string]string{}, models: map[string]string{}, results: map[string]bool{}, paused: map[string]bool{}}
 }
 
 // start writes the stream's headers and RUN_STARTED, once; s.mu is held.
@@ -193,6 +194,9 @@ func (s *stream) subagent(ctx context.Context, run assistant.RunInfo, next assis
 	case err != nil:
 		s.writeLocked(SubagentError{SubagentRunID: run.RunID, Message: err.Error()})
 	case resp.Stop == assistant.StopPending && resp.Paused != nil:
+		if started.ParentToolCallID != "" {
+			s.paused[started.ParentToolCallID] = true
+		}
 		var ids []string
 		for _, c := range resp.Paused.Waiting() {
 			ids = append(ids, c.ID)
@@ -308,11 +312,12 @@ func (s *stream) toolCall(ctx context.Context, call assistant.ToolCall, next ass
 	return out, err
 }
 
-// result writes TOOL_CALL_RESULT for a call of run, once per call.
+// result writes TOOL_CALL_RESULT for a call of run, once per call, and none for a call whose
+// delegated run paused: the run's resume writes its result.
 func (s *stream) result(run, callID, content string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.results[callID] || (run != s.top && !s.subs[run]) {
+	if s.results[callID] || s.paused[callID] || (run != s.top && !s.subs[run]) {
 		return
 	}
 	s.results[callID] = true
