@@ -3,7 +3,10 @@
 // tools, the progress of its runs, and with TypeScript the skill it serves as resources), over
 // stdio and streamable HTTP, the Go SDK's cancelling a run too; and
 // @modelcontextprotocol/server-everything as a server whose tools an assistant imports. For
-// AG-UI (agui_test.go), pkg/agui's events are validated against @ag-ui/core's own schemas.
+// AG-UI, pkg/agui's events are validated against @ag-ui/core's own schemas (agui_test.go), and
+// @ag-ui/client's HttpAgent runs against pkg/agui's handler (agui_client_test.go): streamed
+// text, parallel tool calls, a delegated run, a frontend tool, approvals as interrupts and
+// their resume, an error and a cancel.
 //
 // The Node packages come from package-lock.json, installed by `make interop-deps` into
 // interop/node_modules. Without Node.js the tests that need it fail saying what to install;

@@ -106,8 +106,11 @@ func WithPrices(prices map[string]model.Price) Option {
 //
 // The stream is RUN_STARTED; then, in the order they happen, the text of each model request
 // as a text message; each tool call the model makes (final_result aside) as TOOL_CALL_START,
-// ARGS (the whole arguments) and END once its request returned, and TOOL_CALL_RESULT once it
-// ran (an error's result is "error: " and its text, as the model is sent it); each run a
+// ARGS (the whole arguments) and END once its request returned, the calls of one request
+// naming one parentMessageId, the request's text message (so that the client holds the turn
+// as one assistant message), and TOOL_CALL_RESULT once it ran (an error's result is "error: "
+// and its text, as the model is sent it; a call whose delegated run paused gets its result
+// when the run resumes); each run a
 // delegates to as a sub-agent, SUBAGENT_STARTED with the call that delegated to it to
 // SUBAGENT_FINISHED with its result (suspended, naming the calls it waits for, when it
 // paused) or SUBAGENT_ERROR, its events carrying its SubagentRunID; CUSTOM events for each

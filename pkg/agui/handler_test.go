@@ -300,3 +300,46 @@ func TestHandlerClientGoneCancelsRun(t *testing.T) {
 		t.Errorf("the run's context ended with %v", err)
 	}
 }
+
+// The calls of one model turn are one assistant message for the client: HttpAgent puts a
+// TOOL_CALL_START without a parentMessageId in a message of its own, so that two calls made
+// together would come back in the next request's history as two turns.
+func TestHandlerCallsOfOneTurnShareTheirMessage(t *testing.T) {
+	echo := tool.Func("echo", "Echoes.", func(_ context.Context, in struct {
+		S string `json:"s"`
+	}) (string, error) {
+		return in.S, nil
+	})
+	for _, tc := range []struct {
+		name  string
+		reply llmtest.Reply
+		texts int // text messages in the stream, "Done." one of them
+	}{
+		{"calls alone", llmtest.Calls(llmtest.Call("echo", `{"s":"a"}`), llmtest.Call("echo", `{"s":"b"}`)), 1},
+		{"calls after text", llmtest.Reply{Text: "Echoing.", ToolCalls: []llms.ToolCall{llmtest.Call("echo", `{"s":"a"}`), llmtest.Call("echo", `{"s":"b"}`)}}, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := llmtest.NewScripted(tc.reply, llmtest.Text("Done."))
+			a := assistant.New[string]("echoer", assistant.WithModel(m), assistant.WithTools(echo))
+			es := protocol(events(t, post(t, agui.NewHandler(a), hello)))
+			var parents []string
+			texts := map[string]string{} // message id -> text
+			for _, e := range es {
+				switch e := e.(type) {
+				case agui.ToolCallStart:
+					parents = append(parents, e.ParentMessageID)
+				case agui.TextMessageContent:
+					texts[e.MessageID] += e.Delta
+				}
+			}
+			if len(parents) != 2 || parents[0] == "" || parents[1] != parents[0] {
+				t.Fatalf("the calls' parentMessageIds: %q; want one, not empty\nevents: %s", parents, types(es))
+			}
+			// The turn's text, given whole after the request by a model that does not
+			// stream, is its message, written before the calls and once.
+			if texts[parents[0]] != tc.reply.Text || len(texts) != tc.texts {
+				t.Errorf("texts by message %q; the calls' message %q\nevents: %s", texts, parents[0], types(es))
+			}
+		})
+	}
+}

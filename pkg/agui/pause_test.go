@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -246,5 +247,47 @@ func TestHandlerRefusesResumesItCannotTake(t *testing.T) {
 	es = protocol(events(t, post(t, h, body("t1", "r3", `"resume":[{"interruptId":"`+call+`","status":"cancelled"}]`, history...))))
 	if f := finished(t, es); f.Result != "Done." || sent.Load() != 0 {
 		t.Errorf("cancelled: %s %v, %d sent", types(es), f.Result, sent.Load())
+	}
+}
+
+// A call whose delegated run paused has no result until the run resumes: a TOOL_CALL_RESULT
+// at the pause would put a tool message answering it in the client's conversation, and the
+// resumed run's result a second one.
+func TestHandlerDelegatedPauseResultsOnce(t *testing.T) {
+	var sent atomic.Int64
+	inner := llmtest.NewScripted(
+		llmtest.Calls(llms.ToolCall{ID: "call_send", Type: "function", FunctionCall: &llms.FunctionCall{Name: "send_mail", Arguments: `{"to":"ana@example.com"}`}}),
+		llmtest.Text("Sent."),
+	)
+	outer := llmtest.NewScripted(
+		llmtest.Calls(llms.ToolCall{ID: "call_mailer", Type: "function", FunctionCall: &llms.FunctionCall{Name: "mailer", Arguments: `{"input":"mail ana"}`}}),
+		llmtest.Text("Done."),
+	)
+	sup := assistant.New[string]("supervisor", assistant.WithModel(outer), assistant.WithTools(assistant.AsTool[string](mailer(&sent, inner))))
+	h := agui.NewHandler(sup)
+	results := func(es []agui.Event) map[string][]string {
+		out := map[string][]string{}
+		for _, e := range es {
+			if r, ok := e.(agui.ToolCallResult); ok {
+				out[r.ToolCallID] = append(out[r.ToolCallID], r.Content.Text)
+			}
+		}
+		return out
+	}
+
+	es := protocol(events(t, post(t, h, `{"threadId":"t1","runId":"r1","messages":[{"id":"u1","role":"user","content":"mail ana"}]}`)))
+	if f, ok := es[len(es)-1].(agui.RunFinished); !ok || f.Outcome.Type != agui.OutcomeInterrupt {
+		t.Fatalf("events: %s", types(es))
+	}
+	if got := results(es); len(got) != 0 {
+		t.Errorf("results at the pause: %q; want none", got)
+	}
+
+	es = protocol(events(t, post(t, h, `{"threadId":"t1","runId":"r2","messages":[{"id":"u1","role":"user","content":"mail ana"},
+		{"id":"a1","role":"assistant","toolCalls":[{"id":"call_mailer","type":"function","function":{"name":"mailer","arguments":"{}"}}]}],
+		"resume":[{"interruptId":"call_send","status":"resolved","payload":{"approved":true}}]}`)))
+	want := map[string][]string{"call_send": {"sent to ana@example.com"}, "call_mailer": {"Sent."}}
+	if got := results(es); !reflect.DeepEqual(got, want) {
+		t.Errorf("results after the resume: %q; want %q\nevents: %s", got, want, types(es))
 	}
 }

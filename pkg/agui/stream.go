@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/cadrehq/cadre/pkg/model"
 	"github.com/cadrehq/cadre/pkg/tool"
 	"github.com/cadrehq/cadre/pkg/usage"
+	"github.com/tmc/langchaingo/llms"
 )
 
 // The names of the CUSTOM events a handler writes, so that a front end can draw a run's tree
@@ -54,16 +56,18 @@ type stream struct {
 	top     string            // the top run's id, once it started
 	text    map[string]string // run id -> the text message open in it
 	texted  map[string]bool   // run id -> its last request wrote text
+	given   map[string]bool   // run id -> its last request's text was written from its reply
 	subs    map[string]bool   // the delegated runs started in this stream
 	callRun map[string]string // tool call id -> the run that made it, for the calls of this stream
 	models  map[string]string // model name -> provider, for RUN_FINISHED's usage
-	results map[string]bool   // tool call ids whose result was written, or that have none: their delegated run paused
+	results map[string]bool   // tool call ids whose result was written
+	paused  map[string]bool   // tool call ids whose delegated run paused: their result comes at resume
 }
 
 func newStream(w http.ResponseWriter, begin Event, prices map[string]model.Price) *stream {
 	return &stream{hw: w, begin: begin, prices: prices,
-		text: map[string]string{}, texted: map[string]bool{}, subs: map[string]bool{},
-		callRun: map[string]string{}, models: map[string]string{}, results: map[string]bool{}}
+		text: map[string]string{}, texted: map[string]bool{}, given: map[string]bool{}, subs: map[string]bool{},
+		callRun: map[string]string{}, models: map[string]string{}, results: map[string]bool{}, paused: map[string]bool{}}
 }
 
 // start writes the stream's headers and RUN_STARTED, once; s.mu is held.
@@ -113,6 +117,9 @@ func (s *stream) chunk(_ context.Context, c assistant.Chunk) error {
 	defer s.mu.Unlock()
 	if c.ParentRunID != "" && !s.subs[c.RunID] {
 		return nil // a run this stream did not see start
+	}
+	if s.given[c.RunID] {
+		return nil // the text of a request that streamed none, written already with its tool calls (turnMessage)
 	}
 	id := s.text[c.RunID]
 	if id == "" {
@@ -188,7 +195,7 @@ func (s *stream) subagent(ctx context.Context, run assistant.RunInfo, next assis
 		s.writeLocked(SubagentError{SubagentRunID: run.RunID, Message: err.Error()})
 	case resp.Stop == assistant.StopPending && resp.Paused != nil:
 		if started.ParentToolCallID != "" {
-			s.results[started.ParentToolCallID] = true // the call has no result yet: it waits with its run
+			s.paused[started.ParentToolCallID] = true
 		}
 		var ids []string
 		for _, c := range resp.Paused.Waiting() {
@@ -210,7 +217,7 @@ func (s *stream) request(ctx context.Context, req *assistant.ModelRequest, next 
 	sub := s.sub(req.RunID)
 	if shown {
 		s.closeText(req.RunID)
-		s.texted[req.RunID] = false
+		s.texted[req.RunID], s.given[req.RunID] = false, false
 		s.models[req.Model.Name] = req.Model.Provider
 		base := map[string]any{"runId": req.RunID, "assistant": req.Assistant, "model": req.Model.Name}
 		if req.Fallback != nil {
@@ -256,10 +263,13 @@ func (s *stream) request(ctx context.Context, req *assistant.ModelRequest, next 
 	}
 	parent := s.text[req.RunID]
 	s.closeText(req.RunID)
-	for _, c := range reply.ToolCalls {
-		if c.FunctionCall == nil || c.FunctionCall.Name == answer.Tool {
-			continue
-		}
+	calls := slices.DeleteFunc(slices.Clone(reply.ToolCalls), func(c llms.ToolCall) bool {
+		return c.FunctionCall == nil || c.FunctionCall.Name == answer.Tool
+	})
+	if len(calls) > 0 && parent == "" {
+		parent = s.turnMessage(req.RunID, reply.Text)
+	}
+	for _, c := range calls {
 		s.callRun[c.ID] = req.RunID
 		s.writeLocked(ToolCallStart{SubagentRunID: sub, ToolCallID: c.ID, ToolCallName: c.FunctionCall.Name, ParentMessageID: parent})
 		if c.FunctionCall.Arguments != "" {
@@ -268,6 +278,26 @@ func (s *stream) request(ctx context.Context, req *assistant.ModelRequest, next 
 		s.writeLocked(ToolCallEnd{SubagentRunID: sub, ToolCallID: c.ID})
 	}
 	return reply, nil
+}
+
+// turnMessage returns a message id for the tool calls of a request of run that streamed no
+// text to name as their parentMessageId; s.mu is held. HttpAgent keeps the calls naming one
+// parentMessageId in one assistant message, and puts a call naming none in a message of its
+// own: the calls of one turn would come back in the next request's history as several turns.
+// When the reply has text, which a model client that does not stream gives whole only after
+// the request, the text is written now as that message, before its calls, and its chunk is
+// dropped.
+func (s *stream) turnMessage(run, text string) string {
+	id := newID("msg")
+	if text == "" {
+		return id
+	}
+	sub := s.sub(run)
+	s.writeLocked(TextMessageStart{SubagentRunID: sub, MessageID: id, Role: RoleAssistant})
+	s.writeLocked(TextMessageContent{SubagentRunID: sub, MessageID: id, Delta: text})
+	s.writeLocked(TextMessageEnd{SubagentRunID: sub, MessageID: id})
+	s.texted[run], s.given[run] = true, true
+	return id
 }
 
 // toolCall writes a call's result once it ran: its text, or "error: " and the error's text,
@@ -282,11 +312,12 @@ func (s *stream) toolCall(ctx context.Context, call assistant.ToolCall, next ass
 	return out, err
 }
 
-// result writes TOOL_CALL_RESULT for a call of run, once per call.
+// result writes TOOL_CALL_RESULT for a call of run, once per call, and none for a call whose
+// delegated run paused: the run's resume writes its result.
 func (s *stream) result(run, callID, content string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.results[callID] || (run != s.top && !s.subs[run]) {
+	if s.results[callID] || s.paused[callID] || (run != s.top && !s.subs[run]) {
 		return
 	}
 	s.results[callID] = true
