@@ -118,7 +118,8 @@ func Message(text string) llms.MessageContent {
 type Member struct{ Name, Description string }
 
 // Roster returns the roster of a team, which tells a model whom it leads: each member on a
-// line of its own, by the tool that calls it and its description; "" for no member.
+// line of its own, by the tool that calls it and its description (the name alone for a
+// member without one); "" for no member.
 func Roster(members []Member) string {
 	if len(members) == 0 {
 		return ""
@@ -126,7 +127,10 @@ func Roster(members []Member) string {
 	var b strings.Builder
 	b.WriteString("You lead a team: these assistants work for you, each called as the tool of its name. Give each the part of the task it does best.")
 	for _, m := range members {
-		b.WriteString("\n- " + m.Name + ": " + strings.ReplaceAll(m.Description, "\n", " "))
+		b.WriteString("\n- " + m.Name)
+		if d := strings.TrimSpace(strings.ReplaceAll(m.Description, "\n", " ")); d != "" {
+			b.WriteString(": " + d)
+		}
 	}
 	return b.String()
 }

@@ -111,10 +111,10 @@ func TestRoster(t *testing.T) {
 	if got := prompt.Roster(nil); got != "" {
 		t.Errorf("Roster(nil) = %q; want none", got)
 	}
-	got := prompt.Roster([]prompt.Member{{"researcher", "Finds\nsources."}, {"writer", "Writes."}})
+	got := prompt.Roster([]prompt.Member{{"researcher", "Finds\nsources."}, {"writer", "Writes."}, {"mailer", ""}})
 	lines := strings.Split(got, "\n")
-	if len(lines) != 3 || !strings.HasPrefix(lines[0], "You lead a team") ||
-		lines[1] != "- researcher: Finds sources." || lines[2] != "- writer: Writes." {
+	if len(lines) != 4 || !strings.HasPrefix(lines[0], "You lead a team") ||
+		lines[1] != "- researcher: Finds sources." || lines[2] != "- writer: Writes." || lines[3] != "- mailer" {
 		t.Errorf("Roster = %q; want a header, then one line per member", got)
 	}
 }
