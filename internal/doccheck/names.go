@@ -16,6 +16,7 @@ func ImportPath(name string) (string, bool) {
 func packages() map[string]string {
 	const cadre = "github.com/cadrehq/cadre/pkg/"
 	return map[string]string{
+		"agui":           cadre + "agui",
 		"assistant":      cadre + "assistant",
 		"callback":       cadre + "callback",
 		"chat":           cadre + "chat",
