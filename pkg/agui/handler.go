@@ -184,7 +184,8 @@ func (h *handler[O]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("agui: thread %q has a run in progress: wait for its RUN_FINISHED", in.ThreadID), http.StatusConflict)
 		return
 	}
-	defer h.unlock(key)
+	release := sync.OnceFunc(func() { h.unlock(key) })
+	defer release()
 
 	tools, names, err := frontendTools(in.Tools)
 	if err != nil {
@@ -215,7 +216,7 @@ func (h *handler[O]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if errors.Is(err, errAnswered) {
 		return
 	}
-	h.finish(s, in, key, names, res, err)
+	h.finish(s, in, key, names, res, err, release)
 }
 
 // errAnswered: the request was answered with an HTTP error before the stream.
@@ -277,15 +278,16 @@ func (h *handler[O]) resume(ctx context.Context, w http.ResponseWriter, s *strea
 	}
 	for id, d := range decisions {
 		if d.Verdict == assistant.VerdictDeny {
-			s.pre = append(s.pre, ToolCallResult{MessageID: newID("tool"), ToolCallID: id, Content: Content{Text: "denied: " + d.Reason}, Role: RoleTool})
-			s.results[id] = true
+			s.pre = append(s.pre, ToolCallResult{MessageID: newID("tool"), ToolCallID: id, Content: Content{Text: d.Told()}, Role: RoleTool})
 		}
 	}
 	return h.a.Resume(ctx, p, decisions, opts...)
 }
 
 // finish writes the end of the stream: RUN_ERROR, or RUN_FINISHED with the run's outcome.
-func (h *handler[O]) finish(s *stream, in *RunAgentInput, key string, names []string, res *assistant.Result[O], err error) {
+// The thread is released (release) before the last event, so that a client sending its next
+// request as soon as it reads RUN_FINISHED finds the thread free.
+func (h *handler[O]) finish(s *stream, in *RunAgentInput, key string, names []string, res *assistant.Result[O], err error, release func()) {
 	s.mu.Lock()
 	started := s.started
 	s.mu.Unlock()
@@ -306,12 +308,14 @@ func (h *handler[O]) finish(s *stream, in *RunAgentInput, key string, names []st
 		s.closeText(run)
 	}
 	if err != nil {
+		release()
 		s.writeLocked(RunError{Message: err.Error(), Usage: u})
 		return
 	}
 	done := RunFinished{ThreadID: in.ThreadID, RunID: in.RunID, Usage: u, Outcome: &Outcome{Type: OutcomeSuccess}}
 	if res.Stop != assistant.StopPending {
 		done.Result = res.Output
+		release()
 		s.writeLocked(done)
 		return
 	}
@@ -326,6 +330,7 @@ func (h *handler[O]) finish(s *stream, in *RunAgentInput, key string, names []st
 			done.Outcome.PendingToolCallIDs = append(done.Outcome.PendingToolCallIDs, c.ID)
 		}
 	}
+	release()
 	s.writeLocked(done)
 }
 

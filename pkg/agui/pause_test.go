@@ -291,3 +291,25 @@ func TestHandlerDelegatedPauseResultsOnce(t *testing.T) {
 		t.Errorf("results after the resume: %q; want %q\nevents: %s", got, want, types(es))
 	}
 }
+
+// Two models of a tree may give two calls one id: each call's result is written, attributed
+// to its run.
+func TestHandlerCallsOfOneIDInTwoRuns(t *testing.T) {
+	lookup := tool.Func("lookup", "Looks up.", func(context.Context, mail) (string, error) { return "found", nil })
+	spec := assistant.New[string]("spec", assistant.WithTools(lookup), assistant.WithModel(llmtest.NewScripted(
+		llmtest.Calls(llms.ToolCall{ID: "call_1", FunctionCall: &llms.FunctionCall{Name: "lookup", Arguments: `{"to":"x"}`}}),
+		llmtest.Text("spec done"))))
+	boss := assistant.New[string]("boss", assistant.WithTools(assistant.AsTool[string](spec)), assistant.WithModel(llmtest.NewScripted(
+		llmtest.Calls(llms.ToolCall{ID: "call_1", FunctionCall: &llms.FunctionCall{Name: "spec", Arguments: `{"input":"go"}`}}),
+		llmtest.Text("boss done"))))
+	es := protocol(events(t, post(t, agui.NewHandler(boss), hello)))
+	var got []string
+	for _, e := range es {
+		if r, ok := e.(agui.ToolCallResult); ok {
+			got = append(got, r.SubagentRunID+"|"+r.Content.Text)
+		}
+	}
+	if len(got) != 2 || !strings.HasSuffix(got[0], "|found") || strings.HasPrefix(got[0], "|") || got[1] != "|spec done" {
+		t.Errorf("results %q; want the specialist's, then the supervisor's", got)
+	}
+}

@@ -60,14 +60,14 @@ type stream struct {
 	subs    map[string]bool   // the delegated runs started in this stream
 	callRun map[string]string // tool call id -> the run that made it, for the calls of this stream
 	models  map[string]string // model name -> provider, for RUN_FINISHED's usage
-	results map[string]bool   // tool call ids whose result was written
-	paused  map[string]bool   // tool call ids whose delegated run paused: their result comes at resume
+	results map[callKey]bool  // the calls whose result was written
+	paused  map[callKey]bool  // the calls whose delegated run paused: their result comes at resume
 }
 
 func newStream(w http.ResponseWriter, begin Event, prices map[string]model.Price) *stream {
 	return &stream{hw: w, begin: begin, prices: prices,
 		text: map[string]string{}, texted: map[string]bool{}, given: map[string]bool{}, subs: map[string]bool{},
-		callRun: map[string]string{}, models: map[string]string{}, results: map[string]bool{}, paused: map[string]bool{}}
+		callRun: map[string]string{}, models: map[string]string{}, results: map[callKey]bool{}, paused: map[callKey]bool{}}
 }
 
 // start writes the stream's headers and RUN_STARTED, once; s.mu is held.
@@ -195,7 +195,7 @@ func (s *stream) subagent(ctx context.Context, run assistant.RunInfo, next assis
 		s.writeLocked(SubagentError{SubagentRunID: run.RunID, Message: err.Error()})
 	case resp.Stop == assistant.StopPending && resp.Paused != nil:
 		if started.ParentToolCallID != "" {
-			s.paused[started.ParentToolCallID] = true
+			s.paused[callKey{run.ParentRunID, started.ParentToolCallID}] = true
 		}
 		var ids []string
 		for _, c := range resp.Paused.Waiting() {
@@ -317,12 +317,17 @@ func (s *stream) toolCall(ctx context.Context, call assistant.ToolCall, next ass
 func (s *stream) result(run, callID, content string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.results[callID] || s.paused[callID] || (run != s.top && !s.subs[run]) {
+	k := callKey{run, callID}
+	if s.results[k] || s.paused[k] || (run != s.top && !s.subs[run]) {
 		return
 	}
-	s.results[callID] = true
+	s.results[k] = true
 	s.writeLocked(ToolCallResult{SubagentRunID: s.sub(run), MessageID: newID("tool"), ToolCallID: callID, Content: Content{Text: content}, Role: RoleTool})
 }
+
+// callKey is a call of a run: models name their calls, and two models of a tree may give
+// two calls one id.
+type callKey struct{ run, call string }
 
 // tokenUsage is a run's usage by model, as RUN_FINISHED and RUN_ERROR carry it.
 func (s *stream) tokenUsage(r usage.Report) []TokenUsage {

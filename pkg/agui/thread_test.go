@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -175,5 +176,33 @@ func TestHandlerResumesOnceAcrossProcesses(t *testing.T) {
 	wg.Wait()
 	if ok.Load() != 1 || refused.Load() != 7 || sent.Load() != 1 {
 		t.Errorf("%d resumed, %d refused, %d mails sent; want 1, 7, 1", ok.Load(), refused.Load(), sent.Load())
+	}
+}
+
+// nextOnFinish is a ResponseWriter that, as RUN_FINISHED is written to it, sends the thread's
+// next request at once, as a client reading the stream may.
+type nextOnFinish struct {
+	*httptest.ResponseRecorder
+	next   func() int
+	status int
+}
+
+func (w *nextOnFinish) Write(b []byte) (int, error) {
+	if w.status == 0 && strings.Contains(string(b), `"RUN_FINISHED"`) {
+		w.status = w.next()
+	}
+	return w.ResponseRecorder.Write(b)
+}
+
+func TestHandlerFreesTheThreadBeforeItsLastEvent(t *testing.T) {
+	h := agui.NewHandler(assistant.New[string]("a", assistant.WithModel(llmtest.NewScripted(llmtest.Text("ok")).Cycle())))
+	w := &nextOnFinish{ResponseRecorder: httptest.NewRecorder(), next: func() int {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "http://127.0.0.1/", strings.NewReader(body("t1", "r2", "", user("u1", "a"), assistantText("a1", "ok"), user("u2", "b")))))
+		return rec.Code
+	}}
+	h.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "http://127.0.0.1/", strings.NewReader(body("t1", "r1", "", user("u1", "a")))))
+	if w.status != http.StatusOK {
+		t.Errorf("the next request, sent on RUN_FINISHED: %d; want 200", w.status)
 	}
 }

@@ -70,6 +70,20 @@ func Pending() Decision             { return Decision{Verdict: VerdictPending} }
 // denied call does.
 func Answered(result string) Decision { return Decision{Verdict: VerdictAnswer, Result: result} }
 
+// Told returns what the model is sent as the result of a call decided by d, where the
+// decision gives one: the denial with its reason, or the result of a call answered
+// elsewhere; "" for a call that runs (approved) or waits (pending). A program showing the
+// call's outcome to a person shows this, so that both read the same.
+func (d Decision) Told() string {
+	switch d.Verdict {
+	case VerdictDeny:
+		return denial(d.Reason)
+	case VerdictAnswer:
+		return d.Result
+	}
+	return ""
+}
+
 // valid reports whether d has one of the verdicts.
 func (d Decision) valid() bool {
 	switch d.Verdict {

@@ -360,3 +360,18 @@ func TestARunsApprovalAddsToTheAssistants(t *testing.T) {
 		t.Errorf("%v, stop %q, %d sent, asked %v: want both approved by the run's rule", err, res.Stop, sent.Load(), asked)
 	}
 }
+
+func TestDecisionTold(t *testing.T) {
+	t.Parallel()
+	for d, want := range map[assistant.Decision]string{
+		assistant.Denied("not today"): "denied: a person did not allow this call: not today",
+		assistant.Denied(""):          "denied: a person did not allow this call",
+		assistant.Answered("sent"):    "sent",
+		assistant.Approved():          "",
+		assistant.Pending():           "",
+	} {
+		if got := d.Told(); got != want {
+			t.Errorf("%+v.Told() = %q; want %q", d, got, want)
+		}
+	}
+}
