@@ -36,6 +36,15 @@ var pages = map[string]string{
 	"/missing": `<!doctype html>
 <img src="/nowhere.png">`,
 
+	"/echo": `<!doctype html>
+<textarea id="in"></textarea><p id="out"></p>
+<script>
+document.getElementById("in").addEventListener("input", e => {
+	setTimeout(() => { document.getElementById("out").textContent = e.target.value.toUpperCase() }, 50)
+})
+sessionStorage.loads = String(Number(sessionStorage.loads || 0) + 1)
+</script>`,
+
 	"/dot.svg": `<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>`,
 }
 
@@ -92,6 +101,19 @@ func TestPage(t *testing.T) {
 		}
 		if got := Eval[string](p, `new Promise(done => setTimeout(() => done("later"), 0))`); got != "later" {
 			t.Errorf("Eval(a promise) = %q, want the value it resolves to", got)
+		}
+	})
+
+	t.Run("typed text reaches the page, which is waited for and reloaded", func(t *testing.T) {
+		t.Parallel()
+		p := b.Page(t)
+		p.Navigate(srv.URL + "/echo")
+		p.Type("#in", "hi there")
+		p.WaitFor(`document.getElementById("out").textContent === "HI THERE"`)
+		p.Reload()
+		p.WaitFor(`sessionStorage.loads === "2"`)
+		if got := Eval[string](p, `document.getElementById("out").textContent`); got != "" {
+			t.Errorf("after a reload the page shows %q; want it new", got)
 		}
 	})
 

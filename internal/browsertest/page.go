@@ -64,6 +64,26 @@ func (p *Page) Click(sel string) {
 	run(p, fmt.Sprintf("clicking %q", sel), chromedp.Click(chromedp.CSS(sel)))
 }
 
+// Type waits until the first element that the CSS selector sel matches is visible, focuses
+// it and types text into it, key by key, as a user would.
+func (p *Page) Type(sel, text string) {
+	p.t.Helper()
+	run(p, fmt.Sprintf("typing into %q", sel), chromedp.SendKeys(chromedp.CSS(sel), text))
+}
+
+// WaitFor waits until the JavaScript expression is truthy in the page, evaluating it again
+// as the page changes (and at least every few milliseconds).
+func (p *Page) WaitFor(expression string) {
+	p.t.Helper()
+	run(p, "waiting for "+expression, chromedp.Poll[chromedp.Void](expression, chromedp.WithPollingInterval(20*time.Millisecond)))
+}
+
+// Reload loads the page again, as the browser's reload button does.
+func (p *Page) Reload() {
+	p.t.Helper()
+	run(p, "reloading", chromedp.Reload())
+}
+
 // WaitVisible waits until the first element that the CSS selector sel matches is visible:
 // displayed, with a box of some size.
 func (p *Page) WaitVisible(sel string) {

@@ -130,3 +130,50 @@ func text(m Message) (string, error) {
 	}
 	return strings.Join(texts, "\n"), nil
 }
+
+// Messages converts a conversation in cadre's shape (a chat's messages, as a store keeps them)
+// to AG-UI messages, for a front end reopening a thread: a human turn is a user message, an AI
+// turn an assistant message with its text and its tool calls, a tool turn a tool message per
+// result; system turns, reasoning and media parts are left out. Message ids are made from
+// prefix and the place of the message, so that the same conversation gets the same ids.
+func Messages(prefix string, msgs []llms.MessageContent) []Message {
+	var out []Message
+	id := func() string { return fmt.Sprintf("%s-%d", prefix, len(out)) }
+	for _, m := range msgs {
+		switch m.Role {
+		case llms.ChatMessageTypeHuman:
+			var texts []string
+			for _, p := range m.Parts {
+				if t, ok := p.(llms.TextContent); ok {
+					texts = append(texts, t.Text)
+				}
+			}
+			out = append(out, Message{ID: id(), Role: RoleUser, Content: Content{Text: strings.Join(texts, "\n")}})
+		case llms.ChatMessageTypeAI:
+			a := Message{ID: id(), Role: RoleAssistant}
+			var texts []string
+			for _, p := range m.Parts {
+				switch p := p.(type) {
+				case llms.TextContent:
+					texts = append(texts, p.Text)
+				case llms.ToolCall:
+					if p.FunctionCall != nil {
+						a.ToolCalls = append(a.ToolCalls, ToolCall{ID: p.ID,
+							Function: FunctionCall{Name: p.FunctionCall.Name, Arguments: p.FunctionCall.Arguments}})
+					}
+				}
+			}
+			a.Content = Content{Text: strings.Join(texts, "\n")}
+			if a.Content.Text != "" || len(a.ToolCalls) > 0 {
+				out = append(out, a)
+			}
+		case llms.ChatMessageTypeTool:
+			for _, p := range m.Parts {
+				if r, ok := p.(llms.ToolCallResponse); ok {
+					out = append(out, Message{ID: id(), Role: RoleTool, ToolCallID: r.ToolCallID, Content: Content{Text: r.Content}})
+				}
+			}
+		}
+	}
+	return out
+}

@@ -160,3 +160,15 @@ func interruptsOf(calls []assistant.ToolCall, runOf func(callID string) string) 
 	}
 	return out
 }
+
+// Waiting returns what a paused run waits for, as a handler ends the run that paused: an
+// interrupt for each call waiting for a person, and the ids of the calls of the client's
+// tools (clientTools, by name) its top run made, which the client answers. A front end
+// reopening a paused thread shows them.
+func Waiting(p *assistant.Paused, clientTools []string) (interrupts []Interrupt, pendingToolCallIDs []string) {
+	clientCalls, waiting := split(p, p.Assistant, clientTools)
+	for _, c := range clientCalls {
+		pendingToolCallIDs = append(pendingToolCallIDs, c.ID)
+	}
+	return interruptsOf(waiting, func(string) string { return "" }), pendingToolCallIDs
+}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cadrehq/cadre/internal/hostguard"
 	"github.com/cadrehq/cadre/pkg/assistant"
 	"github.com/cadrehq/cadre/pkg/chat"
 	"github.com/cadrehq/cadre/pkg/model"
@@ -32,8 +33,7 @@ type handlerConfig struct {
 	store    chat.Store
 	identity func(ctx context.Context) (tenant, user string, err error)
 	prices   map[string]model.Price
-	hosts    []string
-	origins  []string
+	guard    hostguard.Guard
 }
 
 // WithMaxBody sets the largest request body, in bytes, the handler reads; a larger one is
@@ -133,7 +133,7 @@ func WithPrices(prices map[string]model.Price) Option {
 // it delegated to. It holds the request's RunAgentInput ([InputFrom]), whose State, Context
 // and ForwardedProps the handler leaves to the assistant's tools and vars function.
 func NewHandler[O any](a *assistant.Assistant[O], opts ...Option) http.Handler {
-	cfg := handlerConfig{maxBody: DefaultMaxBody}
+	cfg := handlerConfig{maxBody: DefaultMaxBody, guard: hostguard.Guard{Methods: "POST"}}
 	for _, o := range opts {
 		if o != nil {
 			o(&cfg)
@@ -153,7 +153,7 @@ type handler[O any] struct {
 }
 
 func (h *handler[O]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !h.cfg.guard(w, r) {
+	if !h.cfg.check(w, r) {
 		return
 	}
 	if r.Method != http.MethodPost {

@@ -1,6 +1,7 @@
 package agui_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/cadrehq/cadre/pkg/agui"
 	"github.com/google/go-cmp/cmp"
+	"github.com/tmc/langchaingo/llms"
 )
 
 // httpAgentBody is a request as HttpAgent 1.0 sends it: a conversation with a tool round trip,
@@ -102,5 +104,36 @@ func TestDecodeInputRefusesMalformed(t *testing.T) {
 		if !strings.Contains(err.Error(), c.want) {
 			t.Errorf("DecodeInput(%s): %q, want it to say %q", c.body, err, c.want)
 		}
+	}
+}
+
+// TestMessagesRoundTrip: a chat converted to AG-UI messages and read back as a handler reads
+// a client's history is the chat, system turns and media aside.
+func TestMessagesRoundTrip(t *testing.T) {
+	chat := []llms.MessageContent{
+		llms.TextParts(llms.ChatMessageTypeSystem, "Be brief."),
+		llms.TextParts(llms.ChatMessageTypeHuman, "Weather in Oslo and Rome?"),
+		{Role: llms.ChatMessageTypeAI, Parts: []llms.ContentPart{llms.TextContent{Text: "Looking."},
+			llms.ToolCall{ID: "c1", Type: "function", FunctionCall: &llms.FunctionCall{Name: "weather", Arguments: `{"city":"Oslo"}`}},
+			llms.ToolCall{ID: "c2", Type: "function", FunctionCall: &llms.FunctionCall{Name: "weather", Arguments: `{"city":"Rome"}`}}}},
+		{Role: llms.ChatMessageTypeTool, Parts: []llms.ContentPart{llms.ToolCallResponse{ToolCallID: "c1", Name: "weather", Content: "cold"}}},
+		{Role: llms.ChatMessageTypeTool, Parts: []llms.ContentPart{llms.ToolCallResponse{ToolCallID: "c2", Name: "weather", Content: "warm"}}},
+		llms.TextParts(llms.ChatMessageTypeAI, "Cold in Oslo, warm in Rome."),
+		llms.TextParts(llms.ChatMessageTypeHuman, "Thanks"),
+	}
+	msgs := agui.Messages("t1", chat)
+	if len(msgs) != 6 || msgs[0].ID != "t1-0" || msgs[5].ID != "t1-5" {
+		t.Fatalf("messages %+v", msgs)
+	}
+	data, err := json.Marshal(agui.RunAgentInput{ThreadID: "t1", RunID: "r1", Messages: msgs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := agui.DecodeInput(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("the converted messages do not decode: %v\n%s", err, data)
+	}
+	if diff := cmp.Diff(agui.Messages("t1", chat), in.Messages); diff != "" {
+		t.Errorf("through JSON (-want +got):\n%s", diff)
 	}
 }
