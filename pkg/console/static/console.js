@@ -31,13 +31,14 @@ const ui = {
   reportsRefresh: $("reports-refresh"),
   signin: $("signin-details"),
   token: $("token"),
-  tokenSave: $("token-save"),
+  tokenForm: $("token-form"),
   tokenClear: $("token-clear"),
   chatView: $("chat-view"),
   chatScroll: $("chat-scroll"),
   messages: $("messages"),
   approvals: $("approvals"),
   clientCalls: $("client-calls"),
+  working: $("working"),
   prompt: $("prompt"),
   send: $("send"),
   stop: $("stop"),
@@ -134,11 +135,14 @@ function fmtDuration(ms) {
   return `${m} min ${Math.round((ms % 60000) / 1000)} s`;
 }
 
+// fmtCost writes a cost in the prices' currency with the digits that matter, never in
+// exponent notation.
 function fmtCost(c) {
   c = Number(c) || 0;
   if (c === 0) return "0";
-  if (c < 0.0001) return c.toExponential(1);
-  return String(Number(c.toPrecision(3)));
+  if (c < 0.000001) return "<0.000001";
+  const digits = Math.min(6, Math.max(2, 2 - Math.floor(Math.log10(c))));
+  return c.toFixed(digits).replace(/(\.\d*?)0+$/, "$1").replace(/\.$/, "");
 }
 
 function fmtTime(iso) {
@@ -256,7 +260,7 @@ async function saveToken() {
   if (state.token) storage()?.setItem(TOKEN_KEY, state.token);
   else storage()?.removeItem(TOKEN_KEY);
   ui.signin.parentElement.classList.remove("attention");
-  await start();
+  if (!state.busy) await start(true);
 }
 
 // ---------------------------------------------------------------- API
@@ -320,7 +324,7 @@ async function loadChats() {
     li.setAttribute("role", "button");
     li.append(el("span", "chat-title", c.title || "(untitled)"));
     const meta = [];
-    if (Number.isFinite(c.messages)) meta.push(`${c.messages} message${c.messages === 1 ? "" : "s"}`);
+    if (Number.isFinite(c.messages) && c.messages > 0) meta.push(`${c.messages} message${c.messages === 1 ? "" : "s"}`);
     if (c.updated) meta.push(fmtTime(c.updated));
     li.append(el("span", "chat-meta", meta.join(" · ")));
     if (c.threadId === state.threadId) li.classList.add("active");
@@ -365,12 +369,14 @@ function showReport(name, href) {
   ui.reportName.textContent = name;
   ui.chatView.hidden = true;
   ui.reportView.hidden = false;
+  document.body.classList.add("report-open");
   for (const a of ui.reports.querySelectorAll(".report")) a.classList.toggle("active", a.dataset.name === name);
 }
 
 function showChat() {
   ui.reportView.hidden = true;
   ui.chatView.hidden = false;
+  document.body.classList.remove("report-open");
   for (const a of ui.reports.querySelectorAll(".report")) a.classList.remove("active");
   ui.prompt.focus();
 }
@@ -404,12 +410,10 @@ function newChat() {
   if (ui.status.dataset.state !== "running") setStatus("idle", "idle");
 }
 
+// setHashChat names the open chat in the address's fragment, so that a reload reopens it.
 function setHashChat(threadId) {
-  const params = new URLSearchParams(location.hash.slice(1));
-  if (threadId) params.set("chat", threadId);
-  else params.delete("chat");
-  const rest = params.toString();
-  history.replaceState(null, "", location.pathname + location.search + (rest ? "#" + rest : ""));
+  const hash = threadId ? "#chat=" + encodeURIComponent(threadId) : "";
+  if (location.hash !== hash) history.replaceState(null, "", location.pathname + location.search + hash);
 }
 
 function messageView(role, label) {
@@ -538,14 +542,16 @@ function wireMessages() {
   return out;
 }
 
+// openChat shows a chat from the store with what it waits for, so that the person can go on
+// with it. It returns false, having said why, when the chat could not be read.
 async function openChat(threadId) {
-  if (state.busy) return;
+  if (state.busy) return false;
   let data;
   try {
     data = await api(`api/chats/${encodeURIComponent(threadId)}`);
   } catch (e) {
     fail(`chat ${threadId}: ${errorText(e)}`);
-    return;
+    return false;
   }
   if (data.assistant && data.assistant !== state.assistant) {
     selectAssistant(data.assistant);
@@ -564,6 +570,7 @@ async function openChat(threadId) {
   chatFollow.jump();
   setStatus("idle", "idle");
   updateComposer();
+  return true;
 }
 
 // ---------------------------------------------------------------- approvals and the page's tools
@@ -614,7 +621,7 @@ function addApproval(interrupt) {
   });
   state.approvals.push(entry);
   ui.approvals.append(card);
-  treeMarkWaiting(interrupt.subagentRunId, callId);
+  treeMarkWaiting(callId);
   chatFollow.follow();
   updateComposer();
 }
@@ -647,6 +654,7 @@ function addClientCall(id) {
     entry.message = m;
     state.messages.push(m);
     addToolMessage(m);
+    treeAnswered(id, m.content);
     maybeContinue();
   });
   answer.addEventListener("keydown", (ev) => {
@@ -654,7 +662,7 @@ function addClientCall(id) {
   });
   state.clientCalls.push(entry);
   ui.clientCalls.append(card);
-  treeMarkWaiting("", id);
+  treeMarkWaiting(id);
   chatFollow.follow();
   updateComposer();
 }
@@ -702,6 +710,13 @@ function rollbackAnswers(answers) {
     }
     c.answered = false;
     c.message = null;
+    const t = state.lastTool.get(c.id);
+    if (t) {
+      t.resultPre.textContent = "";
+      t.resultLabel.hidden = t.resultPre.hidden = true;
+      setState(t.node, "waiting");
+      t.meta.textContent = "waiting";
+    }
     delete c.card.dataset.answered;
     for (const x of c.card.querySelectorAll("button, textarea")) x.disabled = false;
     if (!c.card.isConnected) ui.clientCalls.append(c.card);
@@ -725,7 +740,9 @@ function updateComposer() {
 
 function setBusy(b) {
   state.busy = b;
+  ui.working.hidden = !b;
   updateComposer();
+  if (b) chatFollow.follow();
 }
 
 // ---------------------------------------------------------------- sending
@@ -1076,8 +1093,13 @@ function treeTop(stream, ev) {
   const run = runNode(state.assistant, `#${state.runs}${label ? " " + label : ""}`);
   run.node.dataset.run = ev.runId || "";
   stream.top = run;
-  // Older runs fold, so that the newest reads first.
+  // Older runs fold, so that the newest reads first; one that waited says where it goes on.
   for (const d of ui.tree.querySelectorAll(":scope > .node[data-kind=run] > details")) d.open = false;
+  const before = ui.tree.querySelector(":scope > .node[data-kind=run]:last-of-type");
+  if (before && before.dataset.state === "suspended" && stream.kind !== "prompt") {
+    const note = before.querySelector(":scope > details > .head .note");
+    if (note) note.textContent = `went on in #${state.runs}`;
+  }
   ui.tree.append(run.node);
   treeFollow.follow();
 }
@@ -1158,12 +1180,23 @@ function treeResult(stream, sub, id, text) {
     setState(n.node, text.startsWith("error: ") ? "failed" : "done");
     const denied = text.startsWith("denied: ");
     n.node.classList.toggle("denied", denied);
-    n.meta.textContent = denied ? "denied" : n === t ? fmtDuration(performance.now() - n.t0) : "";
+    n.meta.textContent = denied ? "denied" : n === t && !n.earlier ? fmtDuration(performance.now() - n.t0) : "";
   }
   treeFollow.follow();
 }
 
-function treeMarkWaiting(sub, id) {
+// treeAnswered gives a call of the page's tools the answer the person wrote, as its result.
+function treeAnswered(id, text) {
+  const t = state.lastTool.get(id);
+  if (!t) return;
+  t.resultPre.textContent = text;
+  t.resultLabel.hidden = t.resultPre.hidden = false;
+  setState(t.node, "done");
+  t.meta.textContent = "answered";
+}
+
+// treeMarkWaiting marks the tool node of a call that waits for the person.
+function treeMarkWaiting(id) {
   const t = state.lastTool.get(id);
   if (t && t.node.dataset.state !== "done" && t.node.dataset.state !== "failed") {
     setState(t.node, "waiting");
@@ -1237,7 +1270,8 @@ function treeCustom(stream, sub, name, v) {
     }
     case "cadre.usage": {
       const req = run.requests.find((r) => !r.ended);
-      const parts = [fmtDuration(v.durationMs), `${fmtInt(v.inputTokens)} in · ${fmtInt(v.outputTokens)} out`];
+      const parts = [fmtDuration(v.durationMs)];
+      if (v.inputTokens || v.outputTokens || !v.error) parts.push(`${fmtInt(v.inputTokens)} in · ${fmtInt(v.outputTokens)} out`);
       if (typeof v.cost === "number") parts.push(`cost ${fmtCost(v.cost)}`);
       if (req) {
         req.ended = true;
@@ -1277,7 +1311,7 @@ function treeEnd(stream, s, note) {
   setState(run.node, s);
   showTotals(run, true);
   if (note && s === "failed") run.children.append(el("li", "run-error", note));
-  else if (note) run.head.append(el("span", "tag note", note));
+  else if (note) run.head.insertBefore(el("span", "tag note", note), run.totals);
   if (s === "failed") {
     for (const n of run.node.querySelectorAll(".node[data-state=running]")) setState(n, "failed");
   }
@@ -1328,9 +1362,11 @@ function wire() {
   });
   ui.reportsRefresh.addEventListener("click", loadReports);
   ui.backToChat.addEventListener("click", showChat);
-  ui.tokenSave.addEventListener("click", saveToken);
-  ui.token.addEventListener("keydown", (ev) => {
-    if (ev.key === "Enter") saveToken();
+  // The form never submits (the page's policy allows no form action): it only gives the
+  // password field a form, as browsers expect.
+  ui.tokenForm.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    saveToken();
   });
   ui.tokenClear.addEventListener("click", () => {
     ui.token.value = "";
@@ -1338,8 +1374,9 @@ function wire() {
   });
 }
 
-// start loads the assistants and opens the chat the address names, or a new one.
-async function start() {
+// start loads the assistants and opens the chat the address names, or a new one; with keep
+// (after signing in), a chat the page shows already stays as it is.
+async function start(keep = false) {
   try {
     await loadAssistants();
   } catch (e) {
@@ -1350,13 +1387,25 @@ async function start() {
     fail("this console serves no assistant");
     return;
   }
+  if (keep && state.threadId && state.messages.length > 0 && state.assistants.some((a) => a.name === state.assistant)) {
+    selectAssistant(state.assistant);
+    setStatus("idle", "idle");
+    await loadChats();
+    await loadReports();
+    return;
+  }
   const chat = new URLSearchParams(location.hash.slice(1)).get("chat") || "";
   const wanted = chat.includes("~") ? chat.slice(0, chat.indexOf("~")) : storage()?.getItem(ASSISTANT_KEY) || "";
   selectAssistant(wanted);
   setStatus("idle", "idle");
   if (chat && state.chatsEnabled) {
     await loadChats();
-    await openChat(chat);
+    if (!(await openChat(chat))) {
+      // The chat the address names is gone: a new one, under the error that says so.
+      const error = ui.status.textContent;
+      newChat();
+      fail(error);
+    }
   } else {
     newChat();
     await loadChats();
@@ -1368,3 +1417,11 @@ async function start() {
 readToken();
 wire();
 start();
+// A token pasted into the address of the open page comes as a change of its fragment.
+window.addEventListener("hashchange", () => {
+  if (new URLSearchParams(location.hash.slice(1)).has("token")) {
+    readToken();
+    ui.signin.parentElement.classList.remove("attention");
+    if (!state.busy) start(true);
+  }
+});
