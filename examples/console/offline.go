@@ -27,7 +27,8 @@ var prices = map[string]model.Price{
 // offlineModels returns the assistants' models when no llm.yaml is given: function models
 // playing the models' parts, each answering by the conversation, so that any number of chats
 // work. Each takes about latency to answer, and streams its text in a few pieces over that
-// time; 0 answers at once.
+// time; 0 answers at once. They keep no record of the requests, as the program serves for
+// long.
 //
 // The weather specialist's chain starts with "offline-busy", which answers the first request
 // of each of its runs with 503, as an overloaded provider does: the run falls back to
@@ -89,7 +90,7 @@ func plannerModel(p pace) llms.Model {
 			return p.reply(ctx, req, "", call("hotels", jsonOf(Stay{City: city, Nights: nights})))
 		}
 		return p.reply(ctx, req, fmt.Sprintf("Your trip to %s, %d nights. The weather: %s The hotel: %s", city, nights, weather, hotels))
-	})
+	}).NoRecord()
 }
 
 // whereTo is the planner's question when a message names no city.
@@ -99,7 +100,7 @@ const whereTo = "Which city are you going to, and for how many nights?"
 func weatherModel(p pace, call func(name, args string) llms.ToolCall) llms.Model {
 	return llmtest.NewFunc(func(ctx context.Context, req llmtest.Request) llmtest.Reply {
 		return weatherReply(ctx, p, req, lastTurn(req.Messages), call)
-	})
+	}).NoRecord()
 }
 
 // busyModel is overloaded at the start of each run of the weather specialist: it answers its
@@ -112,7 +113,7 @@ func busyModel(p pace, call func(name, args string) llms.ToolCall) llms.Model {
 				Err: &model.ProviderError{Model: "offline-busy", Status: 503, Message: "overloaded, try again later"}}
 		}
 		return weatherReply(ctx, p, req, t, call)
-	})
+	}).NoRecord()
 }
 
 func weatherReply(ctx context.Context, p pace, req llmtest.Request, t turn, call func(name, args string) llms.ToolCall) llmtest.Reply {
@@ -152,7 +153,7 @@ func hotelsModel(p pace) llms.Model {
 			return p.reply(ctx, req, "I did not book a hotel: "+booked)
 		}
 		return p.reply(ctx, req, fmt.Sprintf("Booked %s in %s for %d nights, reference %s.", c.Hotel, c.City, c.Nights, c.Reference))
-	})
+	}).NoRecord()
 }
 
 // pace is how long a model takes to answer.
