@@ -54,7 +54,7 @@ func TestConsole(t *testing.T) {
 
 	// The message names no city: the planner asks the person with ask_user, and the run ends
 	// waiting for the answer.
-	finished, events := c.run(ctx, t, nil)
+	finished, _ := c.run(ctx, t, nil)
 	if finished.Outcome == nil || len(finished.Outcome.PendingToolCallIDs) != 1 {
 		t.Fatalf("the first run did not wait for ask_user: %+v", finished)
 	}
@@ -66,7 +66,7 @@ func TestConsole(t *testing.T) {
 	// Answered, the run goes on: both specialists, the weather one after a fallback, and the
 	// hotels one waiting for the booking's approval.
 	c.messages = append(c.messages, agui.Message{ID: "answer-1", Role: agui.RoleTool, ToolCallID: question.ID, Content: agui.Content{Text: "Lisbon, 3 nights"}})
-	finished, events = c.run(ctx, t, nil)
+	finished, events := c.run(ctx, t, nil)
 	if finished.Outcome == nil || finished.Outcome.Type != agui.OutcomeInterrupt || len(finished.Outcome.Interrupts) != 1 {
 		t.Fatalf("the second run did not end with an interrupt: %+v", finished)
 	}
