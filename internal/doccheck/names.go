@@ -20,6 +20,7 @@ func packages() map[string]string {
 		"assistant":      cadre + "assistant",
 		"callback":       cadre + "callback",
 		"chat":           cadre + "chat",
+		"console":        cadre + "console",
 		"callbacktest":   cadre + "callback/callbacktest",
 		"chattest":       cadre + "chat/chattest",
 		"durable":        cadre + "durable",

@@ -34,7 +34,8 @@ func (g *Guard) AddOrigins(origins ...string) {
 	}
 }
 
-// Check checks r's Host and Origin, answers a refused request with 403 (its text naming the
+// Check checks r's Host and Origin (a loopback one, one of g's, or the endpoint's own: the
+// Host the request was sent to), answers a refused request with 403 (its text naming the
 // options that would allow it: hostOption, originOption) and a preflight with 204, sets the
 // CORS headers of an allowed origin, and reports whether the request goes on.
 func (g Guard) Check(w http.ResponseWriter, r *http.Request, hostOption, originOption string) bool {
@@ -56,7 +57,7 @@ func (g Guard) Check(w http.ResponseWriter, r *http.Request, hostOption, originO
 		}
 		return true
 	}
-	if !g.OriginAllowed(origin) {
+	if !g.OriginAllowed(origin) && !sameOrigin(origin, r.Host) {
 		http.Error(w, "origin "+origin+" may not call this endpoint: a loopback origin may, and the origins given with "+originOption, http.StatusForbidden)
 		return false
 	}
@@ -76,6 +77,13 @@ func (g Guard) Check(w http.ResponseWriter, r *http.Request, hostOption, originO
 		return false
 	}
 	return true
+}
+
+// sameOrigin reports whether origin is the endpoint's own, whose Host was checked: its own
+// page calling it.
+func sameOrigin(origin, host string) bool {
+	u, err := url.Parse(origin)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && strings.EqualFold(u.Host, host)
 }
 
 // OriginAllowed reports whether a page of origin may call: a loopback origin, or one of g's.

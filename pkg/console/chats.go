@@ -66,16 +66,18 @@ func (c *Console) chats(w http.ResponseWriter, r *http.Request) {
 		if in.ID.User != me.User || !ok || c.byName[name] == nil || (want != "" && name != want) {
 			continue
 		}
-		info := chatInfo{ThreadID: in.ID.Chat, Assistant: name, Messages: in.Messages, Updated: in.Updated.UTC()}
-		if msgs, _, err := c.thread(r.Context(), in.ID); err == nil {
-			info.Title = title(msgs)
-		}
-		if info.Title == "" {
-			info.Title = "(waiting)"
-		}
-		out = append(out, info)
+		out = append(out, chatInfo{ThreadID: in.ID.Chat, Assistant: name, Messages: in.Messages, Updated: in.Updated.UTC()})
 		if len(out) == maxListed {
 			break
+		}
+	}
+	for i := range out { // the listed chats only are read, for their titles
+		id := chat.ID{Tenant: me.Tenant, User: me.User, Chat: out[i].ThreadID}
+		if msgs, _, err := c.thread(r.Context(), id); err == nil {
+			out[i].Title = title(msgs)
+		}
+		if out[i].Title == "" {
+			out[i].Title = "(untitled)"
 		}
 	}
 	writeJSON(w, struct {

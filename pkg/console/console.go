@@ -2,6 +2,7 @@ package console
 
 import (
 	"context"
+	"crypto/rand"
 	"embed"
 	"encoding/json"
 	"fmt"
@@ -91,10 +92,11 @@ func WithAllowedOrigins(origins ...string) Option {
 	return func(c *Console) { c.guard.AddOrigins(origins...) }
 }
 
-// WithAuth puts the console's API — runs, chats, reports — behind protect, such as
-// mcpauth.Authorizer.Protect: the page itself (HTML, script, style, which hold no data) is
+// WithAuth puts the console's API — runs, chats, the list of reports — behind protect, such
+// as mcpauth.Authorizer.Protect: the page itself (HTML, script, style, which hold no data) is
 // served without it, and sends the person's bearer token with each call (see the package
-// doc).
+// doc). A report opens in a frame, which cannot send the token: the list gives each report a
+// link holding a ticket for it, valid for ten minutes.
 func WithAuth(protect func(http.Handler) http.Handler) Option {
 	return func(c *Console) { c.protect = protect }
 }
@@ -112,6 +114,7 @@ type Console struct {
 	clientTools []agui.Tool
 	guard       hostguard.Guard
 	protect     func(http.Handler) http.Handler
+	key         [32]byte // signs the tickets of reports
 	mux         *http.ServeMux
 }
 
@@ -119,6 +122,7 @@ type Console struct {
 // assistant and on two of one name.
 func New(opts ...Option) *Console {
 	c := &Console{byName: map[string]*entry{}}
+	_, _ = rand.Read(c.key[:])
 	for _, o := range opts {
 		if o != nil {
 			o(c)
@@ -152,7 +156,6 @@ func New(opts ...Option) *Console {
 	api.HandleFunc("GET /api/chats", c.chats)
 	api.HandleFunc("GET /api/chats/{thread}", c.chat)
 	api.HandleFunc("GET /api/reports", c.reportList)
-	api.HandleFunc("GET /reports/{name}", c.report)
 	var protected http.Handler = api
 	if c.protect != nil {
 		protected = c.protect(api)
@@ -162,7 +165,12 @@ func New(opts ...Option) *Console {
 	c.mux.HandleFunc("GET /{$}", c.page)
 	c.mux.Handle("GET /static/", c.staticFiles())
 	c.mux.Handle("/api/", protected)
-	c.mux.Handle("/reports/", protected)
+	if c.protect != nil {
+		// A frame cannot send the bearer token: a report is loaded with a ticket api/reports gave.
+		c.mux.HandleFunc("GET /reports/{name}", c.ticketed(c.report))
+	} else {
+		c.mux.HandleFunc("GET /reports/{name}", c.report)
+	}
 	return c
 }
 

@@ -184,3 +184,40 @@ func TestConsoleAPIBehindAuth(t *testing.T) {
 		t.Errorf("the API with a token: %d", code)
 	}
 }
+
+func TestConsoleReportsBehindAuthOpenWithATicket(t *testing.T) {
+	pass := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Authorization") != "Bearer good" {
+				http.Error(w, "no token", http.StatusUnauthorized)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	reports := fstest.MapFS{"a.html": {Data: []byte("A")}, "b.html": {Data: []byte("B")}}
+	c := console.New(console.WithAssistant(booker()), console.WithAuth(pass), console.WithReports(reports))
+	code, _, body := get(t, c, "/api/reports", "Authorization", "Bearer good")
+	var list struct{ Reports []struct{ Name, URL string } }
+	if err := json.Unmarshal([]byte(body), &list); err != nil || code != 200 || len(list.Reports) != 2 {
+		t.Fatalf("reports: %d %s", code, body)
+	}
+	urls := map[string]string{}
+	for _, r := range list.Reports {
+		urls[r.Name] = r.URL
+	}
+	if code, _, body := get(t, c, "/"+urls["a.html"]); code != 200 || body != "A" {
+		t.Errorf("a.html with its ticket: %d %q", code, body)
+	}
+	_, ticketB, _ := strings.Cut(urls["b.html"], "?")
+	for name, path := range map[string]string{
+		"no ticket":         "/reports/a.html",
+		"another's ticket":  "/reports/a.html?" + ticketB,
+		"a tampered ticket": "/" + urls["a.html"] + "x",
+		"an expired ticket": "/reports/a.html?ticket=1." + strings.SplitN(urls["a.html"], ".", 3)[2],
+	} {
+		if code, _, _ := get(t, c, path); code != http.StatusUnauthorized {
+			t.Errorf("%s: %d; want 401", name, code)
+		}
+	}
+}

@@ -1,18 +1,55 @@
 package console
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
 	"io/fs"
 	"net/http"
+	"net/url"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
 
-// reportInfo is an eval report as api/reports lists it.
+// reportInfo is an eval report as api/reports lists it: URL is where the page loads it from,
+// relative to the page, with a ticket when the API is behind WithAuth.
 type reportInfo struct {
 	Name     string    `json:"name"`
+	URL      string    `json:"url"`
 	Modified time.Time `json:"modified"`
+}
+
+// ticketLife is how long a report's ticket lets the page load it.
+const ticketLife = 10 * time.Minute
+
+// ticket is what lets a frame, which cannot send the person's bearer token, load one report
+// for a while: the report's name and the ticket's expiry, signed with the console's key.
+func (c *Console) ticket(name string, now time.Time) string {
+	exp := strconv.FormatInt(now.Add(ticketLife).Unix(), 10)
+	return exp + "." + c.sign(name, exp)
+}
+
+func (c *Console) sign(name, exp string) string {
+	mac := hmac.New(sha256.New, c.key[:])
+	mac.Write([]byte(name + "\x00" + exp))
+	return base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
+}
+
+// ticketed lets a request for a report through with a ticket that api/reports gave for it and
+// that has not expired; others get 401.
+func (c *Console) ticketed(next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		exp, sig, ok := strings.Cut(r.URL.Query().Get("ticket"), ".")
+		unix, err := strconv.ParseInt(exp, 10, 64)
+		if !ok || err != nil || time.Now().Unix() > unix || !hmac.Equal([]byte(sig), []byte(c.sign(r.PathValue("name"), exp))) {
+			http.Error(w, "console: a report is opened from the console's list (its link holds a ticket, valid for a few minutes): open it there again", http.StatusUnauthorized)
+			return
+		}
+		next(w, r)
+	}
 }
 
 // reportList lists the HTML files at the root of the reports, newest first.
@@ -28,7 +65,10 @@ func (c *Console) reportList(w http.ResponseWriter, r *http.Request) {
 			if e.IsDir() || !strings.HasSuffix(e.Name(), ".html") {
 				continue
 			}
-			info := reportInfo{Name: e.Name()}
+			info := reportInfo{Name: e.Name(), URL: "reports/" + url.PathEscape(e.Name())}
+			if c.protect != nil {
+				info.URL += "?ticket=" + url.QueryEscape(c.ticket(e.Name(), time.Now()))
+			}
 			if fi, err := e.Info(); err == nil {
 				info.Modified = fi.ModTime().UTC()
 			}
