@@ -338,14 +338,17 @@ function markActiveChat() {
   }
 }
 
+// loadReports lists the eval reports and returns them, null when the list could not be read.
+// Each report's url is where the page loads it from: behind WithAuth, with a ticket that
+// lasts a few minutes, which is why the list is read again before a report opens.
 async function loadReports() {
-  if (!state.reportsEnabled) return;
+  if (!state.reportsEnabled) return null;
   let data;
   try {
     data = await api("api/reports");
   } catch (e) {
     fail(`reports: ${errorText(e)}`);
-    return;
+    return null;
   }
   ui.reports.replaceChildren();
   const reports = Array.isArray(data.reports) ? data.reports : [];
@@ -354,12 +357,32 @@ async function loadReports() {
   for (const r of reports) {
     const li = el("li");
     const a = el("a", "report", r.name);
-    a.href = `reports/${encodeURIComponent(r.name)}`;
+    a.href = reportURL(r);
     a.dataset.name = r.name;
+    if (a.dataset.name === ui.reportName.textContent && !ui.reportView.hidden) a.classList.add("active");
     li.append(a);
     if (r.modified) li.append(el("span", "report-meta", fmtTime(r.modified)));
     ui.reports.append(li);
   }
+  return reports;
+}
+
+// reportURL is where a report loads from: the url the list gives, relative to the page.
+function reportURL(r) {
+  const u = typeof r.url === "string" ? r.url : "";
+  return u && !/^[a-z][a-z0-9+.-]*:|^\/\//i.test(u) ? u : `reports/${encodeURIComponent(r.name)}`;
+}
+
+// openReport reads the list again, for a fresh link, and shows the report name in the frame.
+async function openReport(name) {
+  const reports = await loadReports();
+  if (reports === null) return;
+  const r = reports.find((x) => x.name === name);
+  if (!r) {
+    fail(`report ${name}: it is no longer in the list`);
+    return;
+  }
+  showReport(r.name, reportURL(r));
 }
 
 // ---------------------------------------------------------------- views: chat and report
@@ -1272,7 +1295,7 @@ function treeCustom(stream, sub, name, v) {
       const req = run.requests.find((r) => !r.ended);
       const parts = [fmtDuration(v.durationMs)];
       if (v.inputTokens || v.outputTokens || !v.error) parts.push(`${fmtInt(v.inputTokens)} in · ${fmtInt(v.outputTokens)} out`);
-      if (typeof v.cost === "number") parts.push(`cost ${fmtCost(v.cost)}`);
+      if (typeof v.cost === "number" && (v.cost > 0 || !v.error)) parts.push(`cost ${fmtCost(v.cost)}`);
       if (req) {
         req.ended = true;
         req.meta.textContent = parts.join(" · ");
@@ -1358,9 +1381,9 @@ function wire() {
     const a = ev.target.closest(".report");
     if (!a || ev.ctrlKey || ev.metaKey || ev.shiftKey || ev.button !== 0) return;
     ev.preventDefault();
-    showReport(a.dataset.name, a.getAttribute("href"));
+    openReport(a.dataset.name);
   });
-  ui.reportsRefresh.addEventListener("click", loadReports);
+  ui.reportsRefresh.addEventListener("click", () => loadReports());
   ui.backToChat.addEventListener("click", showChat);
   // The form never submits (the page's policy allows no form action): it only gives the
   // password field a form, as browsers expect.
