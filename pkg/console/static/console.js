@@ -1406,6 +1406,7 @@ async function start(keep = false) {
     fail(errorText(e));
     return;
   }
+  if (state.token) ui.signin.open = false; // signed in: the field folds away
   if (state.assistants.length === 0) {
     fail("this console serves no assistant");
     return;
